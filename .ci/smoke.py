@@ -1,0 +1,25 @@
+"""Smoke test of an installed wheel (run outside the source tree)."""
+
+from importlib.resources import files
+
+import gymnasium as gym
+import pettingzoo
+
+import boardzoo
+from boardzoo.agents import RandomAgent
+from boardzoo.arena import play_match
+from boardzoo.envs import GAMES, make_env
+
+assert "site-packages" in boardzoo.__file__, boardzoo.__file__
+assert files("boardzoo").joinpath("py.typed").is_file(), "py.typed is not shipped"
+for name in GAMES:
+    env = make_env(name)
+    env.reset(seed=0)
+    assert env.legal_mask().any()
+pz = pettingzoo.make("aec", "boardzoo/connect_four_v0")
+pz.reset()
+g = gym.make("boardzoo/TicTacToe-v0")
+g.reset(seed=0)
+result = play_match("tictactoe", RandomAgent(0), RandomAgent(1), games=4)
+assert result.games == 4
+print("wheel smoke test ok:", boardzoo.__version__, sorted(GAMES))

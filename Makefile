@@ -1,0 +1,34 @@
+# Two commands set everything up on a fresh machine (Python >= 3.11 with venv):
+#   make arena   - create .venv, install boardzoo, run the main job (a tournament)
+#   make test    - create .venv, install boardzoo with its dev extras, run the whole test suite
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-dev
+PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
+# CI has 2 cores: one pytest worker per core
+PYTEST_WORKERS ?= 2
+
+.PHONY: arena test test-fast test-slow bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PIP_INSTALL) -e ".[dev]"
+	touch $(STAMP)
+
+arena: $(STAMP)
+	$(VENV)/bin/boardzoo arena
+
+test: test-fast test-slow
+
+test-fast: $(STAMP)
+	OMP_NUM_THREADS=1 $(PY) -m pytest -m "not slow" -n $(PYTEST_WORKERS) -q
+
+test-slow: $(STAMP)
+	OMP_NUM_THREADS=1 $(PY) -m pytest -m slow -n $(PYTEST_WORKERS) -q
+
+bench: $(STAMP)
+	$(VENV)/bin/boardzoo bench
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -1,0 +1,54 @@
+"""Timing helpers and the result row every benchmark returns."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass
+class Row:
+    """One figure: ours against a reference, with the target ratio from the issue."""
+
+    game: str
+    figure: str
+    unit: str
+    ours: float
+    reference: float | None
+    reference_name: str
+    target: float | None = None
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.reference is None:
+            return None
+        return self.ours / self.reference
+
+
+def rate(work: Callable[[], int], repeats: int, min_seconds: float = 0.3) -> float:
+    """Median over ``repeats`` of (units done / seconds); ``work()`` returns the units it did
+    and is called until ``min_seconds`` pass in each repetition."""
+    rates = []
+    for _ in range(repeats):
+        units, start = 0, time.perf_counter()
+        while True:
+            units += work()
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_seconds:
+                break
+        rates.append(units / elapsed)
+    return statistics.median(rates)
+
+
+def interleaved_rates(
+    ours: Callable[[], int], theirs: Callable[[], int], repeats: int, min_seconds: float = 0.3
+) -> tuple[float, float]:
+    """Median rates of two workloads measured alternately, so machine noise hits both."""
+    a, b = [], []
+    for _ in range(repeats):
+        a.append(rate(ours, 1, min_seconds))
+        b.append(rate(theirs, 1, min_seconds))
+    return statistics.median(a), statistics.median(b)

@@ -1,0 +1,60 @@
+"""``boardzoo bench``: run every benchmark, print a table of ratios, optionally save JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks import envs
+from benchmarks.common import Row
+from boardzoo.envs import GAMES
+
+
+def collect(game: str | None, repeats: int, console: Console) -> list[Row]:
+    rows = []
+    games = [game] if game else [g for g in envs.REFERENCES if g in GAMES]
+    for name in games:
+        for bench in envs.BENCHMARKS:
+            with console.status(f"{name}: {bench.__name__}"):
+                rows.append(bench(name, repeats))
+    return rows
+
+
+def print_table(rows: list[Row], console: Console) -> None:
+    table = Table(title="boardzoo bench (one thread; ratios measured in the same run)")
+    for column in ("game", "figure", "boardzoo", "reference", "ratio", "target", "reference is"):
+        table.add_column(
+            column, justify="left" if column in ("game", "figure", "reference is") else "right"
+        )
+    for row in rows:
+        ratio = "-" if row.ratio is None else f"{row.ratio:.1f}x"
+        ok = (
+            ""
+            if row.target is None or row.ratio is None
+            else (" ok" if row.ratio >= row.target else " BELOW")
+        )
+        table.add_row(
+            row.game,
+            row.figure,
+            f"{row.ours:,.0f} {row.unit}",
+            "-" if row.reference is None else f"{row.reference:,.0f}",
+            ratio,
+            "-" if row.target is None else f">= {row.target:g}x{ok}",
+            row.reference_name,
+        )
+    console.print(table)
+
+
+def main(game: str | None = None, repeats: int = 3, out: str | None = None) -> int:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    console = Console(width=max(Console().width, 130))
+    rows = collect(game, repeats, console)
+    print_table(rows, console)
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            json.dump([{**asdict(r), "ratio": r.ratio} for r in rows], fh, indent=2)
+    return 0

@@ -1,0 +1,68 @@
+"""Agents: every one has ``act(env) -> int``; planners reach the game only through
+:class:`boardzoo.wrappers.EnvModel`.
+
+``make_agent("mcts:simulations=200,c=1.4")`` builds an agent from the command-line syntax.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from typing import Any
+
+from boardzoo.agents.base import Agent, PolicyAgent
+from boardzoo.agents.random import RandomAgent
+from boardzoo.errors import InvalidOptionError
+
+__all__ = ["AGENTS", "Agent", "PolicyAgent", "RandomAgent", "make_agent", "parse_agent_spec"]
+
+#: agent name in specs -> "module:class"
+AGENTS: dict[str, str] = {
+    "random": "boardzoo.agents.random:RandomAgent",
+}
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mcts:simulations=200,c=1.4"`` -> ``("mcts", {"simulations": 200, "c": 1.4})``.
+
+    Values are Python literals (numbers, True/False/None, quoted or bare strings); nothing is
+    evaluated beyond literals.
+    """
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise InvalidOptionError(
+                f"agent spec {spec!r}: option {item!r} must look like key=value "
+                '(e.g. "mcts:simulations=200,c=1.4")'
+            )
+        options[key.strip()] = _literal(value.strip())
+    return name, options
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
+    """An agent from ``"name:k=v,..."`` or ``{"name": ..., **options}``; ``seed`` is passed
+    to agents that take one unless the spec sets it."""
+    if isinstance(spec, dict):
+        options = dict(spec)
+        name = options.pop("name", None)
+    else:
+        name, options = parse_agent_spec(spec)
+    if name not in AGENTS:
+        raise InvalidOptionError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
+    module, cls_name = AGENTS[name].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    if seed is not None:
+        options.setdefault("seed", seed)
+    try:
+        return cls(**options)
+    except TypeError as err:
+        raise InvalidOptionError(f"agent {name!r}: {err}") from None

@@ -1,0 +1,261 @@
+"""The ``boardzoo`` command: arena (the main job), play, bench.
+
+Run ``boardzoo --help`` or ``boardzoo COMMAND --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from boardzoo.errors import BoardzooError
+
+DEFAULT_ARENA_AGENTS = "random random:seed=1"
+
+
+def _option_value(text: str) -> tuple[str, Any]:
+    from boardzoo.agents import parse_agent_spec
+
+    _, options = parse_agent_spec(f"x:{text}")
+    if len(options) != 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected key=value")
+    return next(iter(options.items()))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="boardzoo",
+        description="Two-player board games with planning agents: run tournaments, play "
+        "against an agent in the terminal, measure speed.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    arena = commands.add_parser(
+        "arena",
+        help="round-robin tournament with Elo ratings (the main job)",
+        description="Round-robin tournament: every pair of agents plays --games games from "
+        "random openings with both colours. Prints an Elo table (95%% intervals) "
+        "and saves ratings.csv/.json/.png and every game under --out.",
+    )
+    arena.add_argument(
+        "game",
+        nargs="?",
+        default=None,
+        help="game name (tictactoe, nim, connect_four, othello, go, gomoku); default: every game",
+    )
+    arena.add_argument(
+        "--agents",
+        default=DEFAULT_ARENA_AGENTS,
+        help='space-separated agent specs, e.g. "random mcts:simulations=200 '
+        'alphabeta:time_limit=0.1" (default: %(default)s)',
+    )
+    arena.add_argument("--games", type=int, default=20, help="games per pair (default: 20)")
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--opening-plies", type=int, default=2)
+    arena.add_argument("--workers", type=int, default=1, help="parallel game processes")
+    arena.add_argument(
+        "--backend", choices=["local"], default="local", help="where games run (local processes)"
+    )
+    arena.add_argument(
+        "--out",
+        default="arena_results",
+        help="directory for game records and ratings (resumes if present)",
+    )
+    arena.add_argument(
+        "--option",
+        action="append",
+        type=_option_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, e.g. --option board_size=6",
+    )
+
+    play = commands.add_parser(
+        "play",
+        help="play a game against an agent in the terminal",
+        description="Play against an agent in the terminal. Enter moves in the game's "
+        "notation (shown with the board), 'help' for the legal moves, 'quit' to stop.",
+    )
+    play.add_argument("game", help="game name")
+    play.add_argument(
+        "--opponent",
+        default="random",
+        help="agent spec, e.g. random or mcts:simulations=800 (default: random)",
+    )
+    play.add_argument(
+        "--seat",
+        type=int,
+        choices=[0, 1],
+        default=0,
+        help="your seat: 0 moves first (default), 1 second",
+    )
+    play.add_argument("--seed", type=int, default=None)
+    play.add_argument(
+        "--option",
+        action="append",
+        type=_option_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, e.g. --option board_size=7",
+    )
+
+    bench = commands.add_parser(
+        "bench",
+        help="speed figures as ratios against references measured in the same run",
+        description="Runs the benchmarks in benchmarks/ (a source checkout) and prints each "
+        "figure next to its reference (PettingZoo, OpenSpiel) as a ratio.",
+    )
+    bench.add_argument("game", nargs="?", default=None, help="only this game")
+    bench.add_argument("--repeats", type=int, default=3, help="repetitions per figure (median)")
+    bench.add_argument("--out", default=None, help="also write the table as JSON here")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "arena":
+            return run_arena(args)
+        if args.command == "play":
+            return run_play(args)
+        return run_bench(args)
+    except BoardzooError as err:
+        print(f"boardzoo {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; finished games are saved and a rerun resumes", file=sys.stderr)
+        return 130
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from boardzoo.agents import make_agent
+    from boardzoo.arena import tournament
+    from boardzoo.envs import GAMES
+
+    console = Console()
+    games = [args.game] if args.game else list(GAMES)
+    specs = args.agents.split()
+    names = _unique_names(specs)
+    options = dict(args.option)
+    pairs = len(names) * (len(names) - 1) // 2
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} games"),
+        TimeRemainingColumn(),
+        console=console,
+    ) as progress:
+        results = []
+        for game in games:
+            agents = {
+                name: make_agent(spec, seed=args.seed + k)
+                for k, (name, spec) in enumerate(zip(names, specs, strict=True))
+            }
+            task = progress.add_task(game, total=pairs * args.games)
+            results.append(
+                tournament(
+                    game,
+                    agents,
+                    games_per_pair=args.games,
+                    seed=args.seed,
+                    opening_plies=args.opening_plies,
+                    game_options=options if args.game else {},
+                    out=Path(args.out) / game,
+                    workers=args.workers,
+                    progress=lambda n, task=task: progress.advance(task, n),
+                )
+            )
+    for result in results:
+        result.table(console)
+        paths = result.save(Path(args.out) / result.game)
+        console.print(f"saved {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def _unique_names(specs: list[str]) -> list[str]:
+    """Agent names for the table: the spec itself, numbered when a spec repeats."""
+    names = []
+    for spec in specs:
+        name = spec
+        k = 2
+        while name in names:
+            name, k = f"{spec}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from boardzoo.agents import make_agent
+    from boardzoo.envs import make_env
+
+    env = make_env(args.game, render_mode="ansi", **dict(args.option))
+    opponent = make_agent(args.opponent, seed=args.seed)
+    env.reset(seed=args.seed)
+    human = f"player_{args.seat}"
+    print(
+        f"You are {human} ({env.game.piece_symbols[args.seat + 1]}). "
+        "Type a move, 'help' for legal moves, 'quit' to stop."
+    )
+    for agent in env.agent_iter():
+        _, _, termination, truncation, _ = env.last(observe=False)
+        if termination or truncation:
+            env.step(None)
+            continue
+        if agent == human:
+            print(env.render())
+            action = _ask_move(env)
+            if action is None:
+                return 0
+        else:
+            action = opponent.act(env)
+            print(f"{agent} plays {env.action_to_str(action)}")
+        env.step(action)
+    print(env.render())
+    return 0
+
+
+def _ask_move(env: Any) -> int | None:
+    from boardzoo.errors import IllegalActionError
+
+    while True:
+        try:
+            text = input("your move> ").strip()
+        except EOFError:
+            return None
+        if text in ("quit", "exit", "q"):
+            return None
+        legal = [env.action_to_str(a) for a in env.legal_mask().nonzero()[0]]
+        if text in ("help", "?", ""):
+            print("legal moves:", " ".join(legal))
+            continue
+        try:
+            action = env.str_to_action(text)
+            env.game.check_action(env.state_array, action)
+            return action
+        except IllegalActionError as err:
+            print(f"{err}\nlegal moves: {' '.join(legal)}")
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "benchmarks" / "__init__.py").exists():
+        print(
+            "boardzoo bench runs the benchmarks of a source checkout (benchmarks/); "
+            "clone the repository and install it with pip install -e .",
+            file=sys.stderr,
+        )
+        return 2
+    sys.path.insert(0, str(root))
+    from benchmarks.run import main as bench_main
+
+    return bench_main(game=args.game, repeats=args.repeats, out=args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

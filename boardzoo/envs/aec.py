@@ -1,0 +1,293 @@
+"""The one PettingZoo AEC environment class that serves every boardzoo game.
+
+It holds a :class:`~boardzoo.envs.core.Game` and a state array, validates every action
+itself, and keeps PettingZoo's bookkeeping (rewards, terminations, dead steps). Nothing here
+is game-specific, so the invariants ("no step after the end", "illegal move", "mask at the
+end") are enforced in one place for every game.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from boardzoo.envs.core import OUTCOME, TO_PLAY, Game, outcome_returns
+from boardzoo.envs.render import HumanWindow, render_ansi, render_rgb
+from boardzoo.errors import (
+    GameOverError,
+    IllegalActionError,
+    IncompatibleSnapshotError,
+    InvalidOptionError,
+    InvalidPositionError,
+)
+
+__all__ = ["BoardGameEnv", "EnvSnapshot", "UnusedResetOptionWarning"]
+
+AGENTS = ("player_0", "player_1")
+_SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
+_RENDER_MODES = ("human", "ansi", "rgb_array")
+_ILLEGAL_MODES = ("raise", "lose")
+
+
+class UnusedResetOptionWarning(UserWarning):
+    """``reset(options=...)`` got keys other than "moves" and "position" (likely a typo)."""
+
+
+class EnvSnapshot(NamedTuple):
+    """Everything a :class:`BoardGameEnv` depends on, from ``clone_state()``; picklable.
+
+    The per-agent fields are (agent, value) pairs of the agents still in the game, because
+    PettingZoo removes an agent's entries once it has stepped ``None`` after the end.
+    """
+
+    game_key: tuple
+    state: np.ndarray
+    agents: tuple[str, ...]
+    agent_selection: str
+    skip_agent_selection: str | None
+    rewards: tuple[tuple[str, float], ...]
+    cumulative_rewards: tuple[tuple[str, float], ...]
+    terminations: tuple[tuple[str, bool], ...]
+    truncations: tuple[tuple[str, bool], ...]
+
+
+class BoardGameEnv(AECEnv):
+    """A PettingZoo AEC environment for a boardzoo :class:`Game`.
+
+    Agents are ``"player_0"`` (moves first) and ``"player_1"``. Observations are dicts with
+    ``"observation"`` (float32 planes (H, W, C) from the observing agent's view) and
+    ``"action_mask"`` (int8, 1 = legal; all zeros for the agent not to move). Rewards are
+    per seat: +1 win, 0 draw, -1 loss, given at the end.
+
+    ``illegal_action="raise"`` (default) raises :class:`~boardzoo.errors.IllegalActionError`
+    on an illegal or out-of-range action; ``"lose"`` ends the game with -1 for the mover and
+    +1 for the other seat (PettingZoo's learner convention).
+    """
+
+    metadata = {
+        "render_modes": list(_RENDER_MODES),
+        "render_fps": 2,
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise"):
+        super().__init__()
+        if render_mode is not None and render_mode not in _RENDER_MODES:
+            raise InvalidOptionError(
+                f"render_mode={render_mode!r} is not supported; use None or one of {_RENDER_MODES}"
+            )
+        if illegal_action not in _ILLEGAL_MODES:
+            raise InvalidOptionError(
+                f"illegal_action={illegal_action!r} is not allowed; use one of {_ILLEGAL_MODES}"
+            )
+        self.game = game
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.metadata = {**self.metadata, "name": f"{game.name}_v0"}
+        self.possible_agents = list(AGENTS)
+        planes = spaces.Box(0.0, 1.0, shape=game.planes_shape, dtype=np.float32)
+        mask = spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": planes, "action_mask": mask}) for a in AGENTS
+        }
+        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in AGENTS}
+        self._window: HumanWindow | None = None
+        self._state = game.initial_state()
+        self._mask: np.ndarray | None = None
+        self._reset_bookkeeping()
+
+    # --------------------------------------------------------------------- PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game: from the initial position, or from ``options["moves"]`` (a list of
+        actions or move strings) or ``options["position"]`` (the game's text notation)."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+            for offset, agent in enumerate(AGENTS):
+                self.action_spaces[agent].seed(seed + offset)
+        self._state = self._start_state(options or {})
+        self._mask = None
+        self._reset_bookkeeping()
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection``; ``None`` only for an agent whose game ended."""
+        agent = self.agent_selection
+        if agent not in self.terminations:
+            raise GameOverError("the game is over and both agents have left; call reset()")
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise GameOverError(
+                    f"the game is over; {agent} may only step(None) to leave, got {action!r}"
+                )
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        try:
+            index = self.game.check_action(self._state, action, self._legal())
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._forfeit(agent)
+        else:
+            self.game.apply_kernel(self._state, index)
+            self._mask = None
+            self._after_move()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = _SEAT[agent]
+        planes = self.game.observe(self._state, seat)
+        if seat == self._state[TO_PLAY] and not self.terminations[agent]:
+            mask = self._legal().astype(np.int8)
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": planes, "action_mask": mask}
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(self.game, self._state)
+        frame = render_rgb(self.game, self._state)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = HumanWindow(self.metadata["name"])
+        self._window.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    # ---------------------------------------------------------------- boardzoo additions
+    def clone_state(self) -> EnvSnapshot:
+        """A cheap picklable snapshot; ``restore_state`` continues exactly from here."""
+        return EnvSnapshot(
+            self.game.key,
+            self._state.copy(),
+            tuple(self.agents),
+            self.agent_selection,
+            getattr(self, "_skip_agent_selection", None),
+            tuple(self.rewards.items()),
+            tuple(self._cumulative_rewards.items()),
+            tuple(self.terminations.items()),
+            tuple(self.truncations.items()),
+        )
+
+    def restore_state(self, snapshot: EnvSnapshot) -> None:
+        """Return to the moment ``snapshot`` was taken (by this env or one of the same game)."""
+        if not isinstance(snapshot, EnvSnapshot):
+            got = type(snapshot).__name__
+            raise IncompatibleSnapshotError(
+                f"restore_state expects an EnvSnapshot from clone_state(), got {got}"
+            )
+        if snapshot.game_key != self.game.key:
+            theirs, ours = _describe(snapshot.game_key), _describe(self.game.key)
+            raise IncompatibleSnapshotError(f"snapshot is of {theirs}, this env plays {ours}")
+        self._state = snapshot.state.copy()
+        self._mask = None
+        self.agents = list(snapshot.agents)
+        self.agent_selection = snapshot.agent_selection
+        self._skip_agent_selection = snapshot.skip_agent_selection
+        self.rewards = dict(snapshot.rewards)
+        self._cumulative_rewards = dict(snapshot.cumulative_rewards)
+        self.terminations = dict(snapshot.terminations)
+        self.truncations = dict(snapshot.truncations)
+        self.infos = {a: {} for a in snapshot.agents}
+
+    @property
+    def state_array(self) -> np.ndarray:
+        """A copy of the game state array (see :mod:`boardzoo.envs.core`)."""
+        return self._state.copy()
+
+    def legal_mask(self) -> np.ndarray:
+        """Bool mask of the legal actions of the side to move (all False at the end)."""
+        return self._legal().copy()
+
+    def position(self) -> str:
+        """The current position in the game's text notation; ``reset`` accepts it back."""
+        return self.game.position(self._state)
+
+    def action_to_str(self, action: int) -> str:
+        return self.game.action_to_str(self.game.action_index(action))
+
+    def str_to_action(self, text: str) -> int:
+        return self.game.str_to_action(text)
+
+    # ------------------------------------------------------------------------- internals
+    def _legal(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self.game.legal_mask(self._state)
+        return self._mask
+
+    def _start_state(self, options: dict[str, Any]) -> np.ndarray:
+        unknown = set(options) - {"moves", "position"}
+        if unknown:  # Gymnasium's convention is to tolerate them, so warn rather than raise
+            warnings.warn(
+                f"reset option(s) {sorted(unknown)} are not used; boardzoo envs read 'moves' "
+                "or 'position'",
+                UnusedResetOptionWarning,
+                stacklevel=3,
+            )
+        if "moves" in options and "position" in options:
+            raise InvalidOptionError("give reset options 'moves' or 'position', not both")
+        if "position" in options:
+            text = options["position"]
+            if not isinstance(text, str):
+                raise InvalidPositionError(
+                    f"options['position'] must be text ({self.game.position_format}), got {text!r}"
+                )
+            return self.game.parse_position(text)
+        if "moves" in options:
+            return self.game.replay(options["moves"])
+        return self.game.initial_state()
+
+    def _reset_bookkeeping(self) -> None:
+        self.agents = list(AGENTS)
+        self._skip_agent_selection = None
+        self.rewards = {a: 0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[int(self._state[TO_PLAY])]
+        if self._state[OUTCOME]:
+            self._finish(outcome_returns(int(self._state[OUTCOME])))
+            self._cumulative_rewards = dict(self.rewards)
+
+    def _after_move(self) -> None:
+        if self._state[OUTCOME]:
+            self._finish(outcome_returns(int(self._state[OUTCOME])))
+        self.agent_selection = AGENTS[int(self._state[TO_PLAY])]
+
+    def _forfeit(self, agent: str) -> None:
+        """illegal_action="lose": the mover loses, the game ends."""
+        seat = _SEAT[agent]
+        self._finish(np.array([-1.0, 1.0]) if seat == 0 else np.array([1.0, -1.0]))
+        self.infos[agent] = {"illegal_action": True}
+        self.agent_selection = AGENTS[1 - seat]
+
+    def _finish(self, returns: np.ndarray) -> None:
+        self.rewards = {"player_0": float(returns[0]), "player_1": float(returns[1])}
+        self.terminations = {a: True for a in AGENTS}
+
+
+def _describe(key: tuple) -> str:
+    name, options = key
+    return f"{name}({', '.join(f'{k}={v}' for k, v in options)})"

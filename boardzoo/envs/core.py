@@ -1,0 +1,283 @@
+"""The game core: what every boardzoo game provides, and the generic pure functions over it.
+
+A game is a :class:`Game` object (its rules with fixed options) plus a *state*: one flat
+1-D numpy array whose dtype the game chooses (``uint64`` for bitboards, small ints for cells).
+Every state starts with the same three-slot header, so the env shell and compiled search read
+the side to move and the result without calling into the game:
+
+====================  ===========================================================
+``state[TO_PLAY]``    seat to move, 0 (``player_0``, moves first) or 1
+``state[OUTCOME]``    ``ONGOING`` (0), ``P0_WINS`` (1), ``P1_WINS`` (2) or ``DRAW`` (3)
+``state[PLY]``        plies played so far (a pass is a ply)
+====================  ===========================================================
+
+The rest of the array is the game's own. Three compiled kernels per game do the hot work
+and are what search calls in its inner loop:
+
+* ``legal_mask_kernel(state, out) -> int``: fill the bool array ``out`` (shape
+  ``[num_actions]``) with the legal actions and return how many there are (0 at the end);
+* ``apply_kernel(state, action)``: play a legal action *in place*, updating the header;
+* ``playout_kernel(state, rng) -> int``: play uniformly random legal moves in place to the
+  end and return the outcome code (``rng`` from :mod:`boardzoo.rng`).
+
+The public pure functions (:meth:`Game.step`, :meth:`Game.legal_mask`, :meth:`Game.returns`,
+...) wrap these kernels and never mutate their input.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from boardzoo.errors import IllegalActionError, InvalidOptionError, InvalidPositionError
+from boardzoo.rng import choose_true
+
+__all__ = [
+    "TO_PLAY",
+    "OUTCOME",
+    "PLY",
+    "HEADER",
+    "ONGOING",
+    "P0_WINS",
+    "P1_WINS",
+    "DRAW",
+    "Game",
+    "Kernels",
+    "outcome_returns",
+    "make_random_playout",
+    "own_opponent_planes",
+    "require",
+]
+
+TO_PLAY, OUTCOME, PLY = 0, 1, 2
+HEADER = 3
+ONGOING, P0_WINS, P1_WINS, DRAW = 0, 1, 2, 3
+
+_RETURNS = np.array([[0.0, 0.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
+
+
+def outcome_returns(outcome: int) -> np.ndarray:
+    """Returns per seat (shape ``[2]``: +1 win, 0 draw, -1 loss) for an outcome code."""
+    return _RETURNS[outcome].copy()
+
+
+class Kernels(NamedTuple):
+    """The compiled functions search runs in its inner loop (see the module docstring)."""
+
+    legal_mask: Any
+    apply: Any
+    playout: Any
+
+
+class Game(abc.ABC):
+    """The rules of one game with fixed options, as pure functions over flat state arrays.
+
+    Subclasses set the class attributes and implement the abstract methods; everything else
+    (validation, returns, the generic pure API) lives here once for every game.
+    """
+
+    #: module name without version: "tictactoe", "nim", "connect_four", ...
+    name: ClassVar[str]
+    #: the three compiled kernels of the module docstring (wrap them in ``staticmethod``)
+    legal_mask_kernel: ClassVar[Any]
+    apply_kernel: ClassVar[Any]
+    playout_kernel: ClassVar[Any]
+    #: characters for an empty cell and the pieces of player_0 and player_1 (ansi render)
+    piece_symbols: ClassVar[tuple[str, str, str]] = (".", "X", "O")
+    #: board background in rgb_array renders, and the two piece colours
+    board_rgb: ClassVar[tuple[int, int, int]] = (222, 184, 135)
+    piece_rgb: ClassVar[tuple[tuple[int, int, int], tuple[int, int, int]]] = (
+        (20, 20, 20),
+        (240, 240, 240),
+    )
+    #: what ``position()`` returns and ``reset(options={"position": ...})`` accepts
+    position_format: ClassVar[str]
+
+    def __init__(self, num_actions: int, planes_shape: tuple[int, int, int], **options: Any):
+        self.num_actions = num_actions
+        self.planes_shape = planes_shape
+        self.options = options
+
+    # ----------------------------------------------------------------- game-specific hooks
+    @abc.abstractmethod
+    def initial_state(self) -> np.ndarray:
+        """A new state array of the starting position."""
+
+    @abc.abstractmethod
+    def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
+        """Observation planes, float32 of shape ``planes_shape`` (H, W, C), from ``seat``'s view."""
+
+    @abc.abstractmethod
+    def cells(self, state: np.ndarray) -> np.ndarray:
+        """The board as int8 (rows, cols): 0 empty, 1 a piece of player_0, 2 of player_1."""
+
+    @abc.abstractmethod
+    def coordinate_labels(self) -> tuple[list[str], list[str]]:
+        """Row labels (top to bottom) and column labels (left to right) for renders."""
+
+    @abc.abstractmethod
+    def action_to_str(self, action: int) -> str:
+        """The game's usual notation for an action (e.g. "d3", "4", "pass")."""
+
+    @abc.abstractmethod
+    def str_to_action(self, text: str) -> int:
+        """Parse a move in the game's notation; a malformed move raises IllegalActionError."""
+
+    @abc.abstractmethod
+    def position(self, state: np.ndarray) -> str:
+        """The state as text in the game's standard notation (``position_format``)."""
+
+    @abc.abstractmethod
+    def parse_position(self, text: str) -> np.ndarray:
+        """A state from position text; malformed or unreachable text raises InvalidPositionError."""
+
+    # ------------------------------------------------------------------ generic pure API
+    @property
+    def key(self) -> tuple:
+        """Identifies the game and its options (snapshots of other keys are rejected)."""
+        return (self.name, tuple(sorted((k, repr(v)) for k, v in self.options.items())))
+
+    @property
+    def kernels(self) -> Kernels:
+        """The compiled kernels, for search loops that take them as arguments."""
+        return Kernels(self.legal_mask_kernel, self.apply_kernel, self.playout_kernel)
+
+    def legal_mask(self, state: np.ndarray) -> np.ndarray:
+        """Bool array of shape ``[num_actions]``, True = legal; all False at the end."""
+        out = np.zeros(self.num_actions, dtype=np.bool_)
+        self.legal_mask_kernel(state, out)
+        return out
+
+    def legal_actions(self, state: np.ndarray) -> list[int]:
+        """The legal actions in increasing order."""
+        return np.flatnonzero(self.legal_mask(state)).tolist()
+
+    def to_play(self, state: np.ndarray) -> int:
+        """Seat to move: 0 (player_0) or 1 (player_1)."""
+        return int(state[TO_PLAY])
+
+    def outcome(self, state: np.ndarray) -> int:
+        """ONGOING, P0_WINS, P1_WINS or DRAW."""
+        return int(state[OUTCOME])
+
+    def is_terminal(self, state: np.ndarray) -> bool:
+        return int(state[OUTCOME]) != ONGOING
+
+    def returns(self, state: np.ndarray) -> np.ndarray:
+        """Per-seat returns, float shape ``[2]``: +1 win, 0 draw, -1 loss; zeros before the end."""
+        return outcome_returns(int(state[OUTCOME]))
+
+    def step(self, state: np.ndarray, action: int) -> np.ndarray:
+        """The state after ``action``; ``state`` itself is never mutated.
+
+        An out-of-range or illegal action, or any action at the end of the game, raises
+        :class:`~boardzoo.errors.IllegalActionError`.
+        """
+        self.check_action(state, action)
+        new_state = state.copy()
+        self.apply_kernel(new_state, action)
+        return new_state
+
+    def hash(self, state: np.ndarray) -> int:
+        """A 64-bit hash of the state array, equal in every process (search code that wants
+        transpositions to merge uses the game's own position key instead)."""
+        return int.from_bytes(hashlib.blake2b(state.tobytes(), digest_size=8).digest(), "little")
+
+    def check_action(self, state: np.ndarray, action: Any, mask: np.ndarray | None = None) -> int:
+        """``action`` as an int if it is legal in ``state``; otherwise IllegalActionError."""
+        index = self.action_index(action)
+        legal = self.legal_mask(state) if mask is None else mask
+        if not legal[index]:
+            if not legal.any():
+                raise IllegalActionError(
+                    f"action {index} ({self.action_to_str(index)}) is not legal: the game is over"
+                )
+            moves = ", ".join(
+                f"{a} ({self.action_to_str(a)})" for a in np.flatnonzero(legal).tolist()
+            )
+            raise IllegalActionError(
+                f"action {index} ({self.action_to_str(index)}) is not legal here; "
+                f"legal actions: {moves}"
+            )
+        return index
+
+    def action_index(self, action: Any) -> int:
+        """``action`` as a Python int in ``[0, num_actions)``, or IllegalActionError."""
+        if action is None:
+            raise IllegalActionError(
+                "action None is only for an agent whose game has ended; the side to move must "
+                f"play an integer in [0, {self.num_actions})"
+            )
+        if isinstance(action, np.ndarray) and action.size == 1:
+            action = action.reshape(()).item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"action must be an integer in [0, {self.num_actions}), got {action!r}"
+            )
+        index = int(action)
+        if not 0 <= index < self.num_actions:
+            raise IllegalActionError(
+                f"action {index} is out of range: {self.name} has actions 0..{self.num_actions - 1}"
+            )
+        return index
+
+    def replay(self, moves: Any) -> np.ndarray:
+        """The state after playing ``moves`` (actions or move strings) from the start."""
+        if isinstance(moves, (str, bytes)) or not hasattr(moves, "__iter__"):
+            raise InvalidPositionError(
+                f"options['moves'] must be a list of actions or move strings, got {moves!r}"
+            )
+        state = self.initial_state()
+        for ply, move in enumerate(moves):
+            action = self.str_to_action(move) if isinstance(move, str) else move
+            try:
+                self.check_action(state, action)
+            except IllegalActionError as err:
+                raise InvalidPositionError(f"move {ply + 1} of options['moves']: {err}") from None
+            self.apply_kernel(state, int(action))
+        return state
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"{type(self).__name__}({opts})"
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise InvalidOptionError(message) unless ``condition``: for validating game options."""
+    if not condition:
+        raise InvalidOptionError(message)
+
+
+@njit(cache=True)
+def own_opponent_planes(cells, seat, rows, cols):
+    """float32 planes (rows, cols, 2) from ``seat``'s view of a row-major cell array with
+    0 empty, 1 player_0, 2 player_1: plane 0 the seat's own pieces, plane 1 the opponent's."""
+    planes = np.zeros((rows, cols, 2), np.float32)
+    own = seat + 1
+    for i in range(rows * cols):
+        if cells[i] != 0:
+            planes[i // cols, i % cols, 0 if cells[i] == own else 1] = 1.0
+    return planes
+
+
+def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):
+    """A compiled uniformly random playout ``playout(state, rng) -> outcome`` for games that
+    have no faster specialised one.
+
+    ``num_actions_kernel(state)`` gives the size of the legal-mask scratch array. The result
+    is compiled per process (it closes over the game's kernels, which numba cannot cache).
+    """
+
+    @njit
+    def playout(state, rng):
+        scratch = np.zeros(num_actions_kernel(state), np.bool_)
+        while state[OUTCOME] == ONGOING:
+            count = legal_mask_kernel(state, scratch)
+            apply_kernel(state, choose_true(rng, scratch, count))
+        return state[OUTCOME]
+
+    return playout

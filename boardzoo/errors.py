@@ -1,0 +1,47 @@
+"""Exceptions users see. Every one is a ``ValueError`` subclass whose message says what was
+wrong and what is allowed, so a bad input never turns into a silent wrong answer."""
+
+from __future__ import annotations
+
+__all__ = [
+    "BoardzooError",
+    "IllegalActionError",
+    "GameOverError",
+    "InvalidPositionError",
+    "IncompatibleSnapshotError",
+    "InvalidOptionError",
+    "UnknownGameError",
+    "WrongSeatError",
+]
+
+
+class BoardzooError(ValueError):
+    """Base class of every error boardzoo raises for bad input."""
+
+
+class IllegalActionError(BoardzooError):
+    """An action that is out of range or not legal in the current position."""
+
+
+class GameOverError(BoardzooError):
+    """A real (non-None) action sent to a game that has already ended."""
+
+
+class InvalidPositionError(BoardzooError):
+    """A position text or move list that is malformed or cannot arise in the game."""
+
+
+class IncompatibleSnapshotError(BoardzooError):
+    """A snapshot restored into an env of another game or other options."""
+
+
+class InvalidOptionError(BoardzooError):
+    """A game option, agent option or reset option that is not allowed."""
+
+
+class UnknownGameError(BoardzooError):
+    """A game name that boardzoo does not know."""
+
+
+class WrongSeatError(BoardzooError):
+    """An agent asked to act, or a seat given, when it is not that seat's turn or not a seat."""

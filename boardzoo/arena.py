@@ -296,6 +296,11 @@ class TournamentResult:
         return paths
 
 
+def _slug(name: str) -> str:
+    """An agent name made safe for a file name."""
+    return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in name)
+
+
 def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -344,7 +349,7 @@ def tournament(
         raise InvalidOptionError("a tournament needs at least two agents")
     matches = {}
     for pair_index, (a, b) in enumerate(combinations(names, 2)):
-        path = Path(out) / f"{a}__vs__{b}.jsonl" if out is not None else None
+        path = Path(out) / f"{_slug(a)}__vs__{_slug(b)}.jsonl" if out is not None else None
         if path:
             path.parent.mkdir(parents=True, exist_ok=True)
         matches[(a, b)] = play_match(

@@ -1,0 +1,46 @@
+"""Game knowledge for search: heuristic evaluations, position keys, exact solvers.
+
+Agents are generic; what they know about a particular game comes from here. A game may have
+a module ``boardzoo.knowledge.<game name>`` that defines any of:
+
+``evaluate_kernel(state) -> float``
+    compiled (numba) heuristic value of a non-terminal state from the **side to move's**
+    view, strictly inside (-1, 1) (+1/-1 are reserved for proven wins/losses).
+``key_kernel(state) -> np.uint64``
+    compiled position key for transposition tables: equal positions (same board and side to
+    move, whatever the move order) give equal keys; collisions rare.
+``solve(state, time_limit: float | None) -> Solution | None``
+    exact solution when the position is within reach (None when it is not, or time ran out).
+``exact_value(state) -> int``
+    the exact result of a finished game in the game's own unit, from the view of the side to
+    move at that point (Connect Four: Pons' score, Othello: final disc difference).
+
+:func:`knowledge_for` returns that module, or None.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import NamedTuple
+
+__all__ = ["Solution", "knowledge_for"]
+
+
+class Solution(NamedTuple):
+    """An exact solve. ``value`` is in the game's exact unit (Connect Four: Pons' score; Othello:
+    final disc difference; other games: +1/0/-1), from the side to move's view."""
+
+    action: int
+    value: int
+    nodes: int
+
+
+def knowledge_for(game_name: str) -> ModuleType | None:
+    """The knowledge module of a game, or None if the game has none."""
+    try:
+        return importlib.import_module(f"boardzoo.knowledge.{game_name}")
+    except ModuleNotFoundError as err:
+        if err.name != f"boardzoo.knowledge.{game_name}":
+            raise
+        return None

@@ -40,6 +40,12 @@ CONFIGS = [
     ("connect_four", {"rows": 5, "columns": 4}, 500),
     ("othello", {}, 300),
     ("othello", {"board_size": 6}, 300),
+    ("go", {"board_size": 4}, 200),
+    ("go", {"board_size": 5, "ko": "simple", "suicide": True, "komi": 0.5}, 200),
+    ("go", {"board_size": 7, "ko": "situational", "komi": 6}, 100),
+    ("go", {}, 60),
+    ("go", {"board_size": 13, "ko": "none", "max_moves": 200}, 20),
+    ("go", {"board_size": 19}, 5),
     ("gomoku", {}, 100),
     ("gomoku", {"board_size": 7, "win_length": 4, "exact_five": True}, 300),
 ]
@@ -137,14 +143,18 @@ def _assert_position_round_trip(game, state):
     np.testing.assert_array_equal(game.legal_mask(parsed), game.legal_mask(state))
 
 
-def test_positions_round_trip_at_every_ply(config):
-    name, options, _ = config
+def test_positions_round_trip_along_games(config):
+    """Round trips at (up to) 40 evenly spaced plies of each game and at its end."""
+    name, options, games = config
     env = make_env(name, **options)
-    for seed in range(20):
+    for seed in range(min(20, games)):
         env.reset()
+        actions = _random_trajectory(env, seed)
+        checked = set(np.linspace(0, len(actions), 40, dtype=int).tolist())
         state = env.game.initial_state()
-        for action in _random_trajectory(env, seed):
-            _assert_position_round_trip(env.game, state)
+        for ply, action in enumerate(actions):
+            if ply in checked:
+                _assert_position_round_trip(env.game, state)
             state = env.game.step(state, action)
         _assert_position_round_trip(env.game, state)
 

@@ -11,6 +11,7 @@ import importlib
 from typing import Any
 
 from boardzoo.envs import connect_four as connect_four_v0
+from boardzoo.envs import go as go_v0
 from boardzoo.envs import gomoku as gomoku_v0
 from boardzoo.envs import nim as nim_v0
 from boardzoo.envs import othello as othello_v0
@@ -26,6 +27,7 @@ __all__ = [
     "Game",
     "make_env",
     "connect_four_v0",
+    "go_v0",
     "gomoku_v0",
     "make_game",
     "nim_v0",
@@ -39,6 +41,7 @@ GAMES: dict[str, str] = {
     "nim": "boardzoo.envs.nim:Nim",
     "connect_four": "boardzoo.envs.connect_four:ConnectFour",
     "othello": "boardzoo.envs.othello:Othello",
+    "go": "boardzoo.envs.go:Go",
     "gomoku": "boardzoo.envs.gomoku:Gomoku",
 }
 

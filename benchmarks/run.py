@@ -9,24 +9,28 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks import envs
+from benchmarks import envs, mcts
 from benchmarks.common import Row
-from boardzoo.envs import GAMES
+from boardzoo.errors import UnknownGameError
+
+SUITES = [*envs.BENCHMARKS, *mcts.BENCHMARKS]
 
 
 def collect(game: str | None, repeats: int, console: Console) -> list[Row]:
+    if game is not None and game not in envs.REFERENCES:
+        raise UnknownGameError(f"no benchmarks for {game!r}; games: {', '.join(envs.REFERENCES)}")
     rows = []
-    games = [game] if game else [g for g in envs.REFERENCES if g in GAMES]
-    for name in games:
-        for bench in envs.BENCHMARKS:
+    for name in [game] if game else list(envs.REFERENCES):
+        for bench in SUITES:
             with console.status(f"{name}: {bench.__name__}"):
-                rows.append(bench(name, repeats))
+                rows.extend(bench(name, repeats))
     return rows
 
 
 def print_table(rows: list[Row], console: Console) -> None:
     table = Table(title="boardzoo bench (one thread; ratios measured in the same run)")
-    for column in ("game", "figure", "boardzoo", "reference", "ratio", "target", "reference is"):
+    for column in ("game", "figure", "boardzoo", "reference", "ratio", "target", "reference is",
+                   "note"):
         table.add_column(
             column, justify="left" if column in ("game", "figure", "reference is") else "right"
         )
@@ -45,6 +49,7 @@ def print_table(rows: list[Row], console: Console) -> None:
             ratio,
             "-" if row.target is None else f">= {row.target:g}x{ok}",
             row.reference_name,
+            row.note,
         )
     console.print(table)
 

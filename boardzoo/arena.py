@@ -162,6 +162,12 @@ def _load_records(path: Path) -> dict[int, GameRecord]:
     return records
 
 
+def _save_sgf(path: Path, record: GameRecord) -> None:
+    folder = path.with_suffix("")
+    folder.mkdir(parents=True, exist_ok=True)
+    _atomic_write(folder / f"game_{record.index:04d}.sgf", record.final_position + "\n")
+
+
 def _append_record(path: Path, record: GameRecord) -> None:
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(asdict(record)) + "\n")
@@ -180,18 +186,26 @@ def play_match(
     out: str | os.PathLike | None = None,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    time_limit: float | None = None,
 ) -> MatchResult:
     """Play ``games`` games; agent_a takes player_0 in even-indexed games and player_1 in odd
     ones, and games 2k and 2k+1 start from the same random opening of ``opening_plies`` moves.
 
-    With ``out`` (a .jsonl path) each finished game is appended as it ends and games already
-    in the file are not replayed, so an interrupted match resumes with the same totals: agents
-    with a ``reseed(seed)`` method are reseeded from (seed, game index) before every game.
+    With ``out`` (a .jsonl path) each finished game is appended as it ends (Go and Gomoku
+    games also as SGF files in a folder of the same name) and games already in the file are
+    not replayed, so an interrupted match resumes with the same totals: agents with a
+    ``reseed(seed)`` method are reseeded from (seed, game index) before every game.
+    ``time_limit`` (seconds per move) is given to agents that have a ``time_limit``
+    attribute; every record keeps the seconds each move took.
     ``workers > 1`` plays games in parallel processes (agents must be picklable).
     ``progress(n)`` is called with the number of games just finished.
     """
     if games < 1:
         raise InvalidOptionError(f"games={games}: play at least one game")
+    if time_limit is not None:
+        for agent in (agent_a, agent_b):
+            if hasattr(agent, "time_limit"):
+                agent.time_limit = time_limit
     openings = random_openings(game, (games + 1) // 2, opening_plies, seed, game_options)
     path = Path(out) if out is not None else None
     records = _load_records(path) if path else {}
@@ -206,6 +220,8 @@ def play_match(
         records[record.index] = record
         if path:
             _append_record(path, record)
+            if record.final_position.startswith("(;"):  # Go and Gomoku: an SGF file per game
+                _save_sgf(path, record)
         if progress:
             progress(1)
     ordered = [records[i] for i in range(games)]
@@ -340,10 +356,12 @@ def tournament(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     anchor: str | None = None,
+    time_limit: float | None = None,
 ) -> TournamentResult:
     """Round robin: every pair plays ``games_per_pair`` games (see :func:`play_match`); Elo
     by maximum likelihood, anchored at ``anchor`` (default "random" if present, else the mean).
-    With ``out`` each match's games go to ``out/<a>__vs__<b>.jsonl`` and the run resumes."""
+    With ``out`` each match's games go to ``out/<a>__vs__<b>.jsonl`` and the run resumes;
+    ``time_limit`` is passed on to every match."""
     names = list(agents)
     if len(names) < 2:
         raise InvalidOptionError("a tournament needs at least two agents")
@@ -363,6 +381,7 @@ def tournament(
             path,
             workers,
             progress,
+            time_limit,
         )
     results = [
         (names.index(a), names.index(b), r.score)

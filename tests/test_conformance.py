@@ -174,6 +174,23 @@ def test_compiled_playout_reaches_a_legal_end(config):
     assert outcomes <= {1, 2, 3}
 
 
+def test_traced_playouts_record_the_game_they_played(config):
+    """Where a game offers traces (for RAVE), replaying the trace gives the same final state."""
+    name, options, _ = config
+    from boardzoo.rng import make_rng
+
+    game = make_env(name, **options).game
+    if game.playout_trace_kernel is None:
+        pytest.skip(f"{name} has no traced playout (RAVE is for games where moves transpose)")
+    rng = make_rng(11)
+    for _ in range(20):
+        state = game.initial_state()
+        trace = np.empty(4096, np.int64)
+        plies = game.playout_trace_kernel(state, rng, trace)
+        assert plies == int(state[2])
+        assert game.position(game.replay(trace[:plies].tolist())) == game.position(state)
+
+
 def test_clone_restore_replays_identically(config):
     name, options, _ = config
     env = make_env(name, **options)

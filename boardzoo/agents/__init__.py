@@ -10,15 +10,28 @@ import ast
 import importlib
 from typing import Any
 
+from boardzoo.agents.alphabeta import AlphaBetaAgent
 from boardzoo.agents.base import Agent, PolicyAgent
+from boardzoo.agents.mcts import MCTSAgent
 from boardzoo.agents.random import RandomAgent
 from boardzoo.errors import InvalidOptionError
 
-__all__ = ["AGENTS", "Agent", "PolicyAgent", "RandomAgent", "make_agent", "parse_agent_spec"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "AlphaBetaAgent",
+    "MCTSAgent",
+    "PolicyAgent",
+    "RandomAgent",
+    "make_agent",
+    "parse_agent_spec",
+]
 
 #: agent name in specs -> "module:class"
 AGENTS: dict[str, str] = {
     "random": "boardzoo.agents.random:RandomAgent",
+    "alphabeta": "boardzoo.agents.alphabeta:AlphaBetaAgent",
+    "mcts": "boardzoo.agents.mcts:MCTSAgent",
 }
 
 

@@ -41,8 +41,8 @@ class UnusedResetOptionWarning(UserWarning):
 class EnvSnapshot(NamedTuple):
     """Everything a :class:`BoardGameEnv` depends on, from ``clone_state()``; picklable.
 
-    The per-agent fields are (agent, value) pairs of the agents still in the game, because
-    PettingZoo removes an agent's entries once it has stepped ``None`` after the end.
+    The per-agent dicts hold the agents still in the game (PettingZoo removes an agent's
+    entries once it has stepped ``None`` after the end); restoring copies them.
     """
 
     game_key: tuple
@@ -50,10 +50,10 @@ class EnvSnapshot(NamedTuple):
     agents: tuple[str, ...]
     agent_selection: str
     skip_agent_selection: str | None
-    rewards: tuple[tuple[str, float], ...]
-    cumulative_rewards: tuple[tuple[str, float], ...]
-    terminations: tuple[tuple[str, bool], ...]
-    truncations: tuple[tuple[str, bool], ...]
+    rewards: dict[str, float]
+    cumulative_rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
 
 
 class BoardGameEnv(AECEnv):
@@ -141,6 +141,8 @@ class BoardGameEnv(AECEnv):
                 raise
             self._forfeit(agent)
         else:
+            if not self._state.flags.writeable:  # shared with a snapshot: copy on write
+                self._state = self._state.copy()
             self.game.apply_kernel(self._state, index)
             self._mask = None
             self._after_move()
@@ -177,17 +179,22 @@ class BoardGameEnv(AECEnv):
 
     # ---------------------------------------------------------------- boardzoo additions
     def clone_state(self) -> EnvSnapshot:
-        """A cheap picklable snapshot; ``restore_state`` continues exactly from here."""
+        """A cheap picklable snapshot; ``restore_state`` continues exactly from here.
+
+        The snapshot shares the state array with the env, read-only; whichever moves on
+        first copies it (copy on write), so cloning and restoring cost no array copy.
+        """
+        self._state.flags.writeable = False
         return EnvSnapshot(
             self.game.key,
-            self._state.copy(),
+            self._state,
             tuple(self.agents),
             self.agent_selection,
             getattr(self, "_skip_agent_selection", None),
-            tuple(self.rewards.items()),
-            tuple(self._cumulative_rewards.items()),
-            tuple(self.terminations.items()),
-            tuple(self.truncations.items()),
+            dict(self.rewards),
+            dict(self._cumulative_rewards),
+            dict(self.terminations),
+            dict(self.truncations),
         )
 
     def restore_state(self, snapshot: EnvSnapshot) -> None:
@@ -200,7 +207,8 @@ class BoardGameEnv(AECEnv):
         if snapshot.game_key != self.game.key:
             theirs, ours = _describe(snapshot.game_key), _describe(self.game.key)
             raise IncompatibleSnapshotError(f"snapshot is of {theirs}, this env plays {ours}")
-        self._state = snapshot.state.copy()
+        self._state = snapshot.state
+        self._state.flags.writeable = False  # an unpickled snapshot: keep it intact too
         self._mask = None
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
@@ -209,7 +217,7 @@ class BoardGameEnv(AECEnv):
         self._cumulative_rewards = dict(snapshot.cumulative_rewards)
         self.terminations = dict(snapshot.terminations)
         self.truncations = dict(snapshot.truncations)
-        self.infos = {a: {} for a in snapshot.agents}
+        self.infos = {agent: {} for agent in self.agents}
 
     @property
     def state_array(self) -> np.ndarray:

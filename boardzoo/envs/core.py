@@ -27,6 +27,7 @@ The public pure functions (:meth:`Game.step`, :meth:`Game.legal_mask`, :meth:`Ga
 from __future__ import annotations
 
 import abc
+import functools
 import hashlib
 from typing import Any, ClassVar, NamedTuple
 
@@ -86,6 +87,10 @@ class Game(abc.ABC):
     legal_mask_kernel: ClassVar[Any]
     apply_kernel: ClassVar[Any]
     playout_kernel: ClassVar[Any]
+    #: optional: ``playout_trace_kernel(state, rng, trace) -> plies``, a playout (the same
+    #: policy as ``playout_kernel``) that also writes the actions it played into ``trace``;
+    #: games where moves transpose provide it for RAVE
+    playout_trace_kernel: ClassVar[Any] = None
     #: characters for an empty cell and the pieces of player_0 and player_1 (ansi render)
     piece_symbols: ClassVar[tuple[str, str, str]] = (".", "X", "O")
     #: board background in rgb_array renders, and the two piece colours
@@ -136,7 +141,7 @@ class Game(abc.ABC):
         """A state from position text; malformed or unreachable text raises InvalidPositionError."""
 
     # ------------------------------------------------------------------ generic pure API
-    @property
+    @functools.cached_property
     def key(self) -> tuple:
         """Identifies the game and its options (snapshots of other keys are rejected)."""
         return (self.name, tuple(sorted((k, repr(v)) for k, v in self.options.items())))
@@ -265,19 +270,30 @@ def own_opponent_planes(cells, seat, rows, cols):
 
 
 def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):
-    """A compiled uniformly random playout ``playout(state, rng) -> outcome`` for games that
-    have no faster specialised one.
+    """Compiled uniformly random playouts for games with no faster specialised one:
+    ``(playout(state, rng) -> outcome, playout_trace(state, rng, trace) -> plies)``.
 
-    ``num_actions_kernel(state)`` gives the size of the legal-mask scratch array. The result
-    is compiled per process (it closes over the game's kernels, which numba cannot cache).
+    The traced version also writes the actions played into ``trace`` (as many as fit) and
+    returns how many plies it played (RAVE needs them). ``num_actions_kernel(state)`` sizes
+    the legal-mask scratch array. Both are compiled per process (they close over the game's
+    kernels, which numba cannot cache).
     """
 
     @njit
-    def playout(state, rng):
+    def playout_trace(state, rng, trace):
         scratch = np.zeros(num_actions_kernel(state), np.bool_)
+        plies = 0
         while state[OUTCOME] == ONGOING:
-            count = legal_mask_kernel(state, scratch)
-            apply_kernel(state, choose_true(rng, scratch, count))
+            action = choose_true(rng, scratch, legal_mask_kernel(state, scratch))
+            if plies < trace.shape[0]:
+                trace[plies] = action
+            plies += 1
+            apply_kernel(state, action)
+        return plies
+
+    @njit
+    def playout(state, rng):
+        playout_trace(state, rng, np.empty(0, np.int64))
         return state[OUTCOME]
 
-    return playout
+    return playout, playout_trace

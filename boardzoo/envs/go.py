@@ -514,15 +514,7 @@ def _playout(state, rng):
     n = state[SIZE]
     w = n + 1
     g = _grid(state)
-    empties = np.empty(n * n, dtype=np.int64)  # empty points; a point's index in `where`
-    where = np.empty(g.shape[1], dtype=np.int64)
-    size = 0
-    for a in range(n * n):
-        p = _to_point(state, a)
-        if g[STONE, p] == EMPTY:
-            empties[size] = p
-            where[p] = size
-            size += 1
+    empties, where, size = _empty_points(state, g)
     removed = np.empty(n * n, dtype=np.int64)
     while state[OUTCOME] == ONGOING:
         colour = state[TO_PLAY] + 1
@@ -531,14 +523,39 @@ def _playout(state, rng):
             _apply(state, n * n, removed)
             continue
         count = _apply(state, _to_action(state, point), removed)
-        size -= 1  # the played point leaves the empties, the removed ones come back
-        moved = empties[size]
-        empties[where[point]] = moved
-        where[moved] = where[point]
-        for k in range(count):
-            empties[size] = removed[k]
-            where[removed[k]] = size
+        size = _update_empties(empties, where, size, point, removed, count)
+
+
+@njit(cache=True)
+def _empty_points(state, g):
+    """(empties, where, size): the empty points in ``empties[:size]`` and, for each empty
+    point ``p``, its index ``where[p]`` in that list (for playouts)."""
+    n = state[SIZE]
+    empties = np.empty(n * n, dtype=np.int64)
+    where = np.empty(g.shape[1], dtype=np.int64)
+    size = 0
+    for a in range(n * n):
+        p = _to_point(state, a)
+        if g[STONE, p] == EMPTY:
+            empties[size] = p
+            where[p] = size
             size += 1
+    return empties, where, size
+
+
+@njit(cache=True)
+def _update_empties(empties, where, size, point, removed, count):
+    """Take the point just played out of the empties list and put the ``count`` points of
+    ``removed`` (captured stones) back in; returns the new size."""
+    size -= 1
+    moved = empties[size]
+    empties[where[point]] = moved
+    where[moved] = where[point]
+    for k in range(count):
+        empties[size] = removed[k]
+        where[removed[k]] = size
+        size += 1
+    return size
 
 
 @njit(cache=True)
@@ -563,6 +580,26 @@ def playout_kernel(state, rng):
     """Eye-respecting random playout to the end, in place; returns the outcome code."""
     _playout(state, rng)
     return state[OUTCOME]
+
+
+@njit(cache=True)
+def playout_trace_kernel(state, rng, trace):
+    """Playout in place (as ``playout_kernel``) that writes the actions played (passes
+    included) into ``trace`` as far as it fits; returns the number of plies played."""
+    start = state[PLY]
+    _playout(state, rng)
+    return moves_since(state, start, trace)
+
+
+@njit(cache=True)
+def moves_since(state, start, trace):
+    """Write the actions played since ply ``start`` (passes included) into ``trace`` as far
+    as it fits; returns the number of plies played since then."""
+    plies = state[PLY] - start
+    history = _history_start(state) + start
+    for j in range(min(plies, trace.shape[0])):
+        trace[j] = state[history + j] // 2
+    return plies
 
 
 @njit(cache=True)
@@ -643,6 +680,7 @@ class Go(Game):
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
+    playout_trace_kernel = staticmethod(playout_trace_kernel)
     pieces_on_intersections = True
     position_format = (
         "SGF text, e.g. (;GM[1]FF[4]SZ[9]KM[7.5]AB[cc]AW[gg]PL[B];B[ee];W[]): SZ, KM, "

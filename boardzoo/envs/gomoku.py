@@ -130,6 +130,26 @@ def playout_kernel(state, rng):
     return state[OUTCOME]
 
 
+@njit(cache=True)
+def playout_trace_kernel(state, rng, trace):
+    """Playout in place (as ``playout_kernel``) that writes the actions played into
+    ``trace`` as far as it fits; returns the number of plies played."""
+    start = np.int64(state[PLY])
+    playout_kernel(state, rng)
+    return moves_since(state, start, trace)
+
+
+@njit(cache=True)
+def moves_since(state, start, trace):
+    """Write the actions played since ply ``start`` into ``trace`` as far as it fits;
+    returns the number of plies played since then."""
+    plies = np.int64(state[PLY]) - start
+    moves = CELLS + np.int64(state[SIZE]) * np.int64(state[SIZE]) + start
+    for j in range(min(plies, trace.shape[0])):
+        trace[j] = state[moves + j]
+    return plies
+
+
 # ---------------------------------------------------------------------------- the game
 class Gomoku(Game):
     """Gomoku rules (see the module docstring).
@@ -143,6 +163,7 @@ class Gomoku(Game):
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
+    playout_trace_kernel = staticmethod(playout_trace_kernel)
     pieces_on_intersections = True
     position_format = (
         "SGF with GM[4] and SZ[board_size]: optional AB/AW setup stones (as many black as "

@@ -83,7 +83,9 @@ def _num_actions(state):
     return state[NUM_HEAPS] * state[TAKE_LIMIT]
 
 
-playout_kernel = make_random_playout(legal_mask_kernel, apply_kernel, _num_actions)
+playout_kernel, playout_trace_kernel = make_random_playout(
+    legal_mask_kernel, apply_kernel, _num_actions
+)
 
 
 class Nim(Game):
@@ -93,6 +95,7 @@ class Nim(Game):
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
+    playout_trace_kernel = staticmethod(playout_trace_kernel)
     piece_symbols = (".", "o", "o")
     position_format = 'heap sizes comma-separated, a space, the seat to move, e.g. "3,4,5 0"'
 

@@ -82,7 +82,9 @@ def _num_actions(state):
     return 9
 
 
-playout_kernel = make_random_playout(legal_mask_kernel, apply_kernel, _num_actions)
+playout_kernel, playout_trace_kernel = make_random_playout(
+    legal_mask_kernel, apply_kernel, _num_actions
+)
 
 
 class TicTacToe(Game):
@@ -92,6 +94,7 @@ class TicTacToe(Game):
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
+    playout_trace_kernel = staticmethod(playout_trace_kernel)
     position_format = '9 characters "X", "O", "." row-major from the top-left, e.g. "X...O...."'
 
     def __init__(self) -> None:

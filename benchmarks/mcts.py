@@ -1,0 +1,75 @@
+"""MCTS speed: one 1000-simulation search from the initial position, UCT with c = sqrt(2),
+one uniformly random rollout per simulation, no solver, no tree reuse — boardzoo's
+``MCTSAgent`` against OpenSpiel's C++ ``MCTSBot`` with ``RandomRolloutEvaluator(1)``.
+
+Each game uses its own standard playout (boardzoo's Go playouts never fill the mover's own
+eyes; OpenSpiel's are uniform over legal moves).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+from benchmarks.common import Row
+from benchmarks.envs import REFERENCES, label
+from boardzoo.agents import MCTSAgent
+from boardzoo.envs import make_env
+
+SIMULATIONS = 1000
+#: per game (target ratio vs OpenSpiel's C++ MCTSBot)
+TARGETS = {"tictactoe": 0.5, "nim": 0.5, "connect_four": 2.0, "othello": 10.0, "go": 2.0,
+           "gomoku": 2.0}
+EXTRA_GO_SIZES = (7,)
+
+
+def ours_seconds(game: str, options: dict, repeats: int) -> float:
+    """Median seconds of one search (compilation excluded: the agent warms up first)."""
+    env = make_env(game, **options)
+    env.reset()
+    agent = MCTSAgent(simulations=SIMULATIONS, c=math.sqrt(2), selection="uct",
+                      rollout="random", solver=False, reuse_tree=False, seed=0)
+    agent.search(env)
+    return statistics.median(agent.search(env).seconds for _ in range(repeats))
+
+
+def openspiel_seconds(name: str, options: dict, repeats: int) -> float | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name, options)
+    evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
+    bot = pyspiel.MCTSBot(game, evaluator, math.sqrt(2), SIMULATIONS, 1000, False, 0, False)
+    state = game.new_initial_state()
+    bot.step(state)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        bot.step(state)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bench_mcts(game: str, repeats: int) -> list[Row]:
+    ref = REFERENCES[game]
+    configs = [(ref.options, ref.openspiel_options, label(game))]
+    if game == "go":
+        configs += [({"board_size": n}, {"board_size": n}, f"go {n}x{n}") for n in EXTRA_GO_SIZES]
+    rows = []
+    for options, spiel_options, name in configs:
+        ours, theirs = [], []
+        for _ in range(repeats):  # alternate, so machine noise hits both
+            ours.append(ours_seconds(game, options, 1))
+            theirs.append(openspiel_seconds(ref.openspiel, spiel_options, 1))
+        ours_rate = SIMULATIONS / statistics.median(ours)
+        theirs_rate = None if theirs[0] is None else SIMULATIONS / statistics.median(theirs)
+        note = f"{statistics.median(ours):.4f} s per 1000 simulations"
+        rows.append(Row(name, "MCTS 1000 sims", "sims/s", ours_rate, theirs_rate,
+                        "OpenSpiel C++ MCTSBot" if theirs_rate else "OpenSpiel not installed",
+                        TARGETS.get(game), note))
+    return rows
+
+
+BENCHMARKS = [bench_mcts]

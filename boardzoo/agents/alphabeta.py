@@ -1,0 +1,561 @@
+"""Alpha-beta search: a generic compiled negamax for every boardzoo game, plus exact solvers.
+
+:class:`AlphaBetaAgent` first asks the game's knowledge module (:mod:`boardzoo.knowledge`)
+for an exact solve; when there is none, or the position is out of the solver's reach, it
+runs a negamax alpha-beta search compiled with numba:
+
+* iterative deepening: depth 1, 2, ... until ``depth`` or ``time_limit``; the best move of
+  the last completed depth is played. The clock (:func:`boardzoo.clock.monotonic`) is read
+  every 1,024 nodes and an unfinished depth is abandoned; depth 1 always completes.
+* principal-variation search (null windows after the first move) on integer scores;
+* a transposition table in preallocated numpy arrays (``2**tt_bits`` entries, always
+  replace, stamped with a search number so every search starts from an empty table), keyed
+  by the knowledge module's ``key_kernel``; a game without one gets a hash of its whole
+  state array (correct, but slower, and transpositions that differ in move history, e.g.
+  a stored move list, are not merged);
+* move ordering: the table's move, two killer moves per ply, the history heuristic, then a
+  seeded random order, which is also how ``seed`` breaks ties among equal moves.
+
+Values are from the side to move's view. At the horizon the search scores a position with
+``evaluator`` if given, else the knowledge module's ``evaluate_kernel``, else 0 (each in
+(-1, 1)). A finished game scores its ``exact_value`` (knowledge module; else +1/0/-1),
+distance-adjusted so that the search prefers the fastest win and the slowest loss. A search
+whose leaves were all finished games is exact: it stops deepening and reports the value in
+the game's exact unit (Connect Four: Pons' score; Othello: final disc difference; other
+games: +1/0/-1). Otherwise the value is on the heuristic scale: in (-1, 1), or exactly +1/-1
+for a proven win/loss. Small games (tic-tac-toe, small Nim) are solved exactly this way.
+
+The search is compiled once per game and process, on the first search (a few seconds;
+it takes the game's kernels as arguments, so numba cannot cache it on disk), before the
+clock starts.
+
+>>> from boardzoo.envs import tictactoe_v0
+>>> env = tictactoe_v0.env()
+>>> env.reset(options={"position": "XX.OO...."})
+>>> result = AlphaBetaAgent(depth=9, seed=0).search(env)
+>>> result.action, result.value, result.exact
+(2, 1, True)
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+from numba import njit
+
+from boardzoo.clock import monotonic
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY
+from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.knowledge import knowledge_for
+from boardzoo.wrappers.model import EnvModel
+
+__all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
+
+#: seconds per move when neither ``depth`` nor ``time_limit`` is given
+DEFAULT_TIME_LIMIT = 1.0
+#: deepest iteration (plies); the work arrays are sized for it
+MAX_DEPTH = 128
+#: share of ``time_limit`` an exact solver may use before alpha-beta takes over
+SOLVER_SHARE = 0.5
+
+# Integer scores: a heuristic value x in (-1, 1) is x * EVAL_SCALE; a finished game with
+# exact value v reached p plies from the root scores sign(v) * (WIN + |v| * UNIT + UNIT - 1 - p)
+# (a draw scores 0), so wins beat every heuristic value, bigger wins beat smaller ones and
+# nearer wins beat farther ones.
+EVAL_SCALE = 1_000_000
+WIN = 1 << 40
+UNIT = 4096
+INFINITY = 1 << 60
+
+# transposition-table entry fields (``info`` columns) and bound types
+_DEPTH, _FLAG, _MOVE, _STAMP = 0, 1, 2, 3
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_SOLVED_DEPTH = 1 << 20  # depth stored for bounds that rest on finished games only
+# ``stats`` slots
+_NODES, _HORIZON, _ABORTED, _ABORTABLE, _STAMP_NOW, _ROOT_MOVE = 0, 1, 2, 3, 4, 5
+_CHECK_EVERY = 1023  # read the clock when nodes & _CHECK_EVERY == 0
+_TT_MOVE, _KILLER = 1 << 58, 1 << 56
+
+
+class SearchResult(NamedTuple):
+    """What :meth:`AlphaBetaAgent.search` found.
+
+    ``value`` is from the side to move's view: in the game's exact unit when ``exact``
+    (Connect Four: Pons' score, Othello: final disc difference, others +1/0/-1), otherwise
+    on the heuristic scale (-1, 1), with exactly +1/-1 for a proven win/loss. ``depth`` is
+    the last completed iteration (0 for an exact solver's answer), ``pv`` the principal
+    variation (actions from the root; just the move for a solver's answer). ``nodes`` are
+    the alpha-beta nodes (or the solver's); ``seconds`` also covers a solver attempt that
+    gave up, and never compilation.
+    """
+
+    action: int
+    value: float
+    exact: bool
+    depth: int
+    nodes: int
+    seconds: float
+    pv: list[int]
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class _Table(NamedTuple):
+    """Transposition table: ``keys`` uint64 [n], ``scores`` int64 [n] (mate scores relative to
+    the entry's node), ``info`` int32 [n, 4] (depth, bound type, best move, search stamp)."""
+
+    keys: np.ndarray
+    scores: np.ndarray
+    info: np.ndarray
+
+
+class _Work(NamedTuple):
+    """Per-search scratch, one row per ply: states, legal masks, ordered moves and their
+    priorities, killers, the triangular PV table; plus history and tie-break ranks per
+    action and the ``stats`` counters."""
+
+    states: np.ndarray
+    masks: np.ndarray
+    moves: np.ndarray
+    priorities: np.ndarray
+    killers: np.ndarray
+    pv: np.ndarray
+    pv_length: np.ndarray
+    history: np.ndarray
+    tie_rank: np.ndarray
+    stats: np.ndarray
+
+
+# ------------------------------------------------------------------- default kernels
+@njit(cache=True)
+def _no_evaluation(state):
+    """Heuristic value 0 for games without an evaluation."""
+    return 0.0
+
+
+@njit(cache=True)
+def _outcome_value(state):
+    """+1 / 0 / -1 for the side to move of a finished game (no exact_value known)."""
+    outcome = np.int64(state[OUTCOME])
+    if outcome == DRAW:
+        return 0
+    return 1 if outcome == np.int64(state[TO_PLAY]) + 1 else -1
+
+
+@njit(cache=True)
+def _mix(x):
+    """A bijective xor-shift scramble of a uint64 (no multiplications: exact in plain Python)."""
+    for _ in range(3):
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+    return x
+
+
+@njit(cache=True)
+def _state_key(state):
+    """Fallback position key: a hash of every entry of the state array."""
+    key = np.uint64(0x9E3779B97F4A7C15)
+    for i in range(state.shape[0]):
+        key = _mix(key ^ np.uint64(state[i]))
+    return key
+
+
+# -------------------------------------------------------------------- score helpers
+@njit(cache=True)
+def _terminal_score(value, ply):
+    """Integer score of a finished game worth ``value`` (exact unit), ``ply`` from the root."""
+    if value == 0:
+        return 0
+    magnitude = WIN + abs(value) * UNIT + UNIT - 1 - ply
+    return magnitude if value > 0 else -magnitude
+
+
+@njit(cache=True)
+def _heuristic_score(value):
+    """Integer score of a heuristic value, clipped into (-1, 1)."""
+    score = np.int64(value * EVAL_SCALE)
+    return max(-EVAL_SCALE + 1, min(EVAL_SCALE - 1, score))
+
+
+@njit(cache=True)
+def _to_table(score, ply):
+    """Mate scores counted from this node rather than from the root (for the table)."""
+    if score >= WIN:
+        return score + ply
+    if score <= -WIN:
+        return score - ply
+    return score
+
+
+@njit(cache=True)
+def _from_table(score, ply):
+    if score >= WIN:
+        return score - ply
+    if score <= -WIN:
+        return score + ply
+    return score
+
+
+# ---------------------------------------------------------------------- the search
+@njit
+def _tick(stats, deadline):
+    """Count a node; abort an abortable iteration once the deadline has passed."""
+    stats[_NODES] += 1
+    if stats[_NODES] & _CHECK_EVERY == 0 and stats[_ABORTABLE] and monotonic() > deadline:
+        stats[_ABORTED] = 1
+
+
+@njit(cache=True)
+def _lookup(table, stats, key, ply, depth, alpha, beta):
+    """(slot, stored move or -1, settled, score) for ``key``: ``settled`` when this search's
+    entry holds a bound that decides the node at this depth and window (never at the root);
+    a decision resting on heuristic values counts as a horizon evaluation."""
+    slot = np.int64(_mix(key) & np.uint64(table.keys.shape[0] - 1))
+    if table.keys[slot] != key or table.info[slot, _STAMP] != stats[_STAMP_NOW]:
+        return slot, -1, False, 0
+    move = table.info[slot, _MOVE]
+    if ply == 0 or table.info[slot, _DEPTH] < depth:
+        return slot, move, False, 0
+    score = _from_table(table.scores[slot], ply)
+    flag = table.info[slot, _FLAG]
+    settled = (
+        flag == _EXACT or (flag == _LOWER and score >= beta) or (flag == _UPPER and score <= alpha)
+    )
+    if settled and table.info[slot, _DEPTH] < _SOLVED_DEPTH:
+        stats[_HORIZON] += 1
+    return slot, move, settled, score
+
+
+@njit(cache=True)
+def _store(table, stats, slot, key, ply, depth, solved, score, alpha, beta, move):
+    """Record a node's fail-soft ``score`` searched within (alpha, beta); ``solved`` bounds
+    (no horizon evaluation below) are stored as valid at every depth."""
+    table.keys[slot] = key
+    table.scores[slot] = _to_table(score, ply)
+    table.info[slot, _DEPTH] = _SOLVED_DEPTH if solved else depth
+    table.info[slot, _FLAG] = _UPPER if score <= alpha else (_LOWER if score >= beta else _EXACT)
+    table.info[slot, _MOVE] = move
+    table.info[slot, _STAMP] = stats[_STAMP_NOW]
+
+
+@njit(cache=True)
+def _order_moves(work, ply, table_move):
+    """Turn the legal mask of ``ply`` into a move list, best first: the table's move, the
+    killers, then by history and the seeded tie-break rank."""
+    mask, moves, priorities = work.masks[ply], work.moves[ply], work.priorities[ply]
+    num_actions = mask.shape[0]
+    n = 0
+    for action in range(num_actions):
+        if not mask[action]:
+            continue
+        if action == table_move:
+            priority = _TT_MOVE
+        elif action == work.killers[ply, 0]:
+            priority = 2 * _KILLER
+        elif action == work.killers[ply, 1]:
+            priority = _KILLER
+        else:
+            priority = work.history[action] * num_actions + work.tie_rank[action]
+        j = n
+        while j > 0 and priorities[j - 1] < priority:
+            moves[j], priorities[j] = moves[j - 1], priorities[j - 1]
+            j -= 1
+        moves[j], priorities[j] = action, priority
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _reward_cutoff(work, ply, depth, move):
+    """A move that caused a beta cutoff becomes a killer and gains history."""
+    if work.killers[ply, 0] != move:
+        work.killers[ply, 1] = work.killers[ply, 0]
+        work.killers[ply, 0] = move
+    work.history[move] += depth * depth
+
+
+@njit(cache=True)
+def _extend_pv(work, ply, move):
+    """The PV of ``ply`` becomes ``move`` followed by the PV of ``ply + 1``."""
+    child_length = work.pv_length[ply + 1]
+    work.pv[ply, 0] = move
+    work.pv[ply, 1 : child_length + 1] = work.pv[ply + 1, :child_length]
+    work.pv_length[ply] = child_length + 1
+
+
+@njit
+def _negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
+             ply, depth, alpha, beta, deadline):
+    """Fail-soft negamax score (side to move's view) of ``work.states[ply]`` searched
+    ``depth`` plies deep within (alpha, beta); 0 once the iteration is aborted."""
+    stats = work.stats
+    _tick(stats, deadline)
+    work.pv_length[ply] = 0
+    if stats[_ABORTED]:
+        return 0
+    state = work.states[ply]
+    if state[OUTCOME] != ONGOING:
+        return _terminal_score(value_fn(state), ply)
+    if depth <= 0:
+        stats[_HORIZON] += 1
+        return _heuristic_score(evaluate_fn(state))
+    key = key_fn(state)
+    slot, table_move, settled, score = _lookup(table, stats, key, ply, depth, alpha, beta)
+    if settled:
+        return score
+    horizon_before = stats[_HORIZON]
+    legal_fn(state, work.masks[ply])
+    count = _order_moves(work, ply, table_move)
+    alpha_start, best, best_move = alpha, -INFINITY, -1
+    child = work.states[ply + 1]
+    for i in range(count):
+        move = work.moves[ply, i]
+        child[:] = state
+        apply_fn(child, move)
+        null_window = i > 0  # principal-variation search: prove later moves no better
+        while True:
+            high = alpha + 1 if null_window else beta
+            score = -_negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
+                              ply + 1, depth - 1, -high, -alpha, deadline)
+            if not (null_window and alpha < score < beta) or stats[_ABORTED]:
+                break
+            null_window = False  # it is better after all: search it with the full window
+        if stats[_ABORTED]:
+            return 0
+        if score > best:
+            best, best_move = score, move
+            if ply == 0:
+                stats[_ROOT_MOVE] = move
+            if score > alpha:
+                alpha = score
+                _extend_pv(work, ply, move)
+                if alpha >= beta:
+                    _reward_cutoff(work, ply, depth, move)
+                    break
+    _store(table, stats, slot, key, ply, depth, stats[_HORIZON] == horizon_before,
+           best, alpha_start, beta, best_move)
+    return best
+
+
+@njit
+def _iterate(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work, depth, deadline):
+    """One iteration from the root (``work.states[0]``) to ``depth``; its score, with
+    ``stats`` holding nodes, horizon evaluations, the abort flag and the root move."""
+    work.stats[_HORIZON] = 0
+    work.stats[_ABORTED] = 0
+    root, infinity = np.int64(0), np.int64(INFINITY)  # typed, not literal: one specialisation
+    return _negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
+                    root, depth, -infinity, infinity, deadline)
+
+
+# ------------------------------------------------------------------------ the agent
+class AlphaBetaAgent:
+    """Iterative-deepening alpha-beta with a transposition table, plus exact solvers.
+
+    ``depth``: deepest iteration in plies (1..MAX_DEPTH; None: as deep as time allows);
+    ``time_limit``: seconds per move (compilation is not counted). With neither, the agent
+    searches :data:`DEFAULT_TIME_LIMIT` seconds per move. ``evaluator``: a compiled
+    (``@njit``) function ``state -> float`` in (-1, 1) from the side to move's view,
+    replacing the game's own evaluation. ``seed`` breaks ties among equal moves.
+    ``tt_bits``: the transposition table has ``2**tt_bits`` entries (32 bytes each).
+
+    When ``solver`` is true (the default) and the game's knowledge module has ``solve``,
+    it is tried first with
+    ``SOLVER_SHARE`` of the time limit (or, without a time limit, the solver's own
+    deterministic budget); if it returns a solution, that is the answer (``exact=True``).
+    """
+
+    def __init__(self, depth: int | None = None, time_limit: float | None = None,
+                 evaluator: Any = None, seed: int | None = None, tt_bits: int = 20,
+                 solver: bool = True):
+        _check_options(depth, time_limit, evaluator, tt_bits)
+        self.depth = None if depth is None else int(depth)
+        self.time_limit = None if time_limit is None else float(time_limit)
+        if self.depth is None and self.time_limit is None:
+            self.time_limit = DEFAULT_TIME_LIMIT
+        self.evaluator = evaluator
+        self.tt_bits = int(tt_bits)
+        self.solver = bool(solver)
+        self._table: _Table | None = None
+        self._stamp = 0
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Restart the tie-breaking random stream (the arena does this before every game)."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, env: Any) -> int:
+        """The move to play for the side to move in ``env`` (see :meth:`search`)."""
+        return self.search(env).action
+
+    def search(self, env: Any) -> SearchResult:
+        """Search the position of ``env`` (a boardzoo env at a non-final position).
+
+        Raises InvalidOptionError for an env that is not a boardzoo env and GameOverError
+        when the game is already over.
+        """
+        model = EnvModel(env)
+        state = model.root()
+        if model.is_terminal(state):
+            raise GameOverError(
+                f"AlphaBetaAgent cannot move: the {model.game.name} game is already over"
+            )
+        knowledge = knowledge_for(model.game.name)
+        started = monotonic()
+        solved = self._try_solver(knowledge, state, started)
+        if solved is not None:
+            return solved
+        spent = monotonic() - started  # a failed solve used its share (and maybe compiled)
+        if self.time_limit is not None:
+            spent = min(spent, self.time_limit * SOLVER_SHARE)
+        return self._alphabeta(model, knowledge, state, spent)
+
+    # ------------------------------------------------------------------ internals
+    def _try_solver(self, knowledge: ModuleType | None, state: np.ndarray,
+                    started: float) -> SearchResult | None:
+        """The knowledge module's exact solution as a result, or None."""
+        if not self.solver or knowledge is None or not hasattr(knowledge, "solve"):
+            return None
+        budget = None if self.time_limit is None else self.time_limit * SOLVER_SHARE
+        solution = knowledge.solve(state, budget)
+        if solution is None:
+            return None
+        seconds = monotonic() - started
+        return SearchResult(int(solution.action), int(solution.value), True, 0,
+                            int(solution.nodes), seconds, [int(solution.action)])
+
+    def _alphabeta(self, model: EnvModel, knowledge: ModuleType | None,
+                   state: np.ndarray, spent: float) -> SearchResult:
+        """Iterative deepening until the depth, the time (less ``spent`` seconds already
+        used by a solver) or an exact result is reached."""
+        kernels = _search_kernels(model, knowledge, self.evaluator)
+        work = self._workspace(state, model.num_actions)
+        table = self._transposition_table()
+        _iterate(*kernels, table, work, 0, np.inf)  # compiles on first use, outside the clock
+        work.stats[_NODES] = 0
+        started = monotonic()
+        deadline = np.inf if self.time_limit is None else started + self.time_limit - spent
+        max_depth = MAX_DEPTH if self.depth is None else self.depth
+        best: tuple = ()
+        nodes = 0
+        for depth in range(1, max_depth + 1):
+            work.stats[_ABORTABLE] = depth > 1
+            score = _iterate(*kernels, table, work, depth, deadline)
+            nodes += int(work.stats[_NODES])
+            work.stats[_NODES] = 0
+            if work.stats[_ABORTED]:
+                break
+            exact = bool(work.stats[_HORIZON] == 0)
+            pv = work.pv[0, : work.pv_length[0]].tolist()
+            best = (int(work.stats[_ROOT_MOVE]), int(score), exact, depth, pv)
+            if exact or monotonic() >= deadline:
+                break
+        action, score, exact, depth, pv = best
+        return SearchResult(action, _reported_value(score, exact), exact, depth, nodes,
+                            monotonic() - started + spent, pv)
+
+    def _workspace(self, state: np.ndarray, num_actions: int) -> _Work:
+        """Fresh scratch for one search, with the root in row 0 and a new tie-break order."""
+        plies = (MAX_DEPTH if self.depth is None else self.depth) + 2
+        states = np.zeros((plies, state.shape[0]), dtype=state.dtype)
+        states[0] = state
+        self._stamp += 1
+        stats = np.zeros(6, np.int64)
+        stats[_STAMP_NOW] = self._stamp
+        return _Work(
+            states=states,
+            masks=np.zeros((plies, num_actions), np.bool_),
+            moves=np.zeros((plies, num_actions), np.int64),
+            priorities=np.zeros((plies, num_actions), np.int64),
+            killers=np.full((plies, 2), -1, np.int64),
+            pv=np.zeros((plies, plies), np.int64),
+            pv_length=np.zeros(plies, np.int64),
+            history=np.zeros(num_actions, np.int64),
+            tie_rank=self.rng.permutation(num_actions).astype(np.int64),
+            stats=stats,
+        )
+
+    def _transposition_table(self) -> _Table:
+        """The agent's table, allocated on first use (entries of older searches are ignored
+        through the search stamp, so it never needs clearing)."""
+        if self._table is None:
+            size = 1 << self.tt_bits
+            self._table = _Table(np.zeros(size, np.uint64), np.zeros(size, np.int64),
+                                 np.zeros((size, 4), np.int32))
+        return self._table
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles without the transposition table (it is rebuilt on first use)."""
+        return {**self.__dict__, "_table": None}
+
+    def __repr__(self) -> str:
+        return f"AlphaBetaAgent(depth={self.depth!r}, time_limit={self.time_limit!r})"
+
+
+def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) -> None:
+    """InvalidOptionError for an option outside its allowed values."""
+    if depth is not None and not (_is_int(depth) and 1 <= depth <= MAX_DEPTH):
+        raise InvalidOptionError(
+            f"AlphaBetaAgent depth={depth!r}: use an integer 1..{MAX_DEPTH}, or None"
+        )
+    if time_limit is not None and not (
+        isinstance(time_limit, (int, float, np.integer, np.floating))
+        and not isinstance(time_limit, bool) and 0 < time_limit < np.inf
+    ):
+        raise InvalidOptionError(
+            f"AlphaBetaAgent time_limit={time_limit!r}: use a positive number of seconds, or None"
+        )
+    if evaluator is not None and not numba.config.DISABLE_JIT and not isinstance(
+        evaluator, numba.core.dispatcher.Dispatcher
+    ):
+        raise InvalidOptionError(
+            f"AlphaBetaAgent evaluator={evaluator!r}: use a numba @njit function "
+            "state -> float in (-1, 1) from the side to move's view"
+        )
+    if not (_is_int(tt_bits) and 10 <= tt_bits <= 30):
+        raise InvalidOptionError(f"AlphaBetaAgent tt_bits={tt_bits!r}: use an integer 10..30")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _search_kernels(model: EnvModel, knowledge: ModuleType | None, evaluator: Any) -> tuple:
+    """(legal, apply, key, evaluate, value) compiled functions for the search."""
+    game = model.game
+
+    def pick(name: str, default: Any) -> Any:
+        return getattr(knowledge, name, default) if knowledge is not None else default
+
+    evaluate = evaluator if evaluator is not None else pick("evaluate_kernel", _no_evaluation)
+    return (game.legal_mask_kernel, game.apply_kernel, pick("key_kernel", _state_key),
+            evaluate, _compiled(pick("exact_value", _outcome_value)))
+
+
+_COMPILED: dict[Any, Any] = {}
+
+
+def _compiled(function: Any) -> Any:
+    """``function`` as a numba dispatcher: a knowledge module may give ``exact_value`` as
+    plain (numba-compatible) Python; it is compiled once per process."""
+    if numba.config.DISABLE_JIT or isinstance(function, numba.core.dispatcher.Dispatcher):
+        return function
+    if function not in _COMPILED:
+        _COMPILED[function] = njit(function)
+    return _COMPILED[function]
+
+
+def _reported_value(score: int, exact: bool) -> float | int:
+    """A root score as SearchResult.value: the exact unit when exact, else (-1, 1) / +-1."""
+    sign = 1 if score > 0 else -1
+    if exact:
+        return sign * ((abs(score) - WIN) // UNIT) if abs(score) >= WIN else 0
+    if abs(score) >= WIN:
+        return float(sign)
+    return score / EVAL_SCALE

@@ -1,0 +1,130 @@
+"""Any GTP engine as an arena agent for Go (GNU Go is the one the tests use).
+
+Before every move the agent replays the env's game record (setup stones and moves, read from
+its SGF ``position()``) into the engine and asks ``genmove``, so the engine always sees the
+exact position, superko history included, whatever happened in between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from boardzoo.envs.sgf import parse_sgf
+from boardzoo.errors import InvalidOptionError
+from boardzoo.gtp import GtpEngine, find_gnugo
+from boardzoo.wrappers.model import boardzoo_env
+
+__all__ = ["GTPAgent", "GnuGoAgent", "gnugo_command"]
+
+_COLUMNS = "ABCDEFGHJKLMNOPQRST"
+_GNUGO_KO_FLAGS = {"positional": "--positional-superko", "situational": "--situational-superko",
+                   "simple": "--simple-ko", "none": "--no-ko"}
+
+
+def _vertex(point: tuple[int, int] | None, size: int) -> str:
+    """GTP vertex of an SGF point (row 0 at the top), "pass" for None."""
+    if point is None:
+        return "pass"
+    row, col = point
+    return f"{_COLUMNS[col]}{size - row}"
+
+
+class GTPAgent:
+    """Plays Go through a GTP engine.
+
+    ``command(rules) -> argv`` builds the engine's command line from the env's rule options
+    (``board_size, komi, ko, suicide``) so that the engine plays by the same rules; the engine
+    starts at the first move and restarts if the rules change. An engine that resigns is
+    answered with a pass (boardzoo's Go has no resign move); give engines their
+    never-resign option.
+    """
+
+    def __init__(self, command: Callable[[dict[str, Any]], Sequence[str]] | Sequence[str],
+                 timeout: float | None = 60.0, name: str = "gtp"):
+        self._command = command if callable(command) else (lambda rules, c=list(command): c)
+        self.timeout = timeout
+        self.name = name
+        self._engine: GtpEngine | None = None
+        self._rules: dict[str, Any] | None = None
+
+    def act(self, env: Any) -> int:
+        raw = boardzoo_env(env)
+        if raw is None or raw.game.name != "go":
+            raise InvalidOptionError("a GTP agent plays boardzoo's Go envs only")
+        engine = self._engine_for(raw.game.options)
+        record = parse_sgf(raw.position())
+        size = record.size
+        engine.send("clear_board")
+        for colour, points in (("black", record.black_setup), ("white", record.white_setup)):
+            for point in points:
+                engine.send(f"play {colour} {_vertex(point, size)}")
+        for colour, point in record.moves:
+            engine.send(f"play {'black' if colour == 'B' else 'white'} {_vertex(point, size)}")
+        to_play = "black" if raw.agent_selection == raw.possible_agents[0] else "white"
+        reply = engine.send(f"genmove {to_play}").strip().lower()
+        return raw.str_to_action("pass" if reply == "resign" else reply)
+
+    def _engine_for(self, rules: dict[str, Any]) -> GtpEngine:
+        if self._engine is None or rules != self._rules:
+            self.close()
+            self._engine = GtpEngine(self._command(rules), timeout=self.timeout)
+            self._engine.send(f"boardsize {rules['board_size']}")
+            self._engine.send(f"komi {rules['komi']}")
+            self._rules = dict(rules)
+        return self._engine
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles (for arena worker processes) without the running engine."""
+        state = dict(self.__dict__)
+        state["_engine"], state["_rules"] = None, None
+        return state
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name})"
+
+
+def gnugo_command(level: int = 10, seed: int | None = None,
+                  executable: str | None = None) -> Callable[[dict[str, Any]], list[str]]:
+    """A command builder for GNU Go under Chinese (area) rules with the env's ko and suicide
+    rules, never resigning, and capturing every dead stone before it passes (boardzoo scores
+    Tromp-Taylor style: stones left on the board count, dead or not)."""
+    path = executable or find_gnugo()
+    if path is None:
+        raise InvalidOptionError("GNU Go is not installed (Debian: apt-get install gnugo)")
+
+    def command(rules: dict[str, Any]) -> list[str]:
+        argv = [path, "--mode", "gtp", "--chinese-rules", "--never-resign",
+                "--capture-all-dead", "--level", str(level), _GNUGO_KO_FLAGS[rules["ko"]]]
+        if rules["suicide"]:
+            argv.append("--allow-all-suicide")
+        if seed is not None:
+            argv += ["--seed", str(seed)]
+        return argv
+
+    return command
+
+
+class GnuGoAgent(GTPAgent):
+    """GNU Go at ``level`` (0-10, 10 strongest) as an agent; ``seed`` varies its choices."""
+
+    def __init__(self, level: int = 10, seed: int | None = None, timeout: float | None = 60.0):
+        super().__init__(gnugo_command(level, seed), timeout=timeout, name=f"gnugo-{level}")
+
+    def reseed(self, seed: int) -> None:
+        """Vary GNU Go's choices from this game on (the arena reseeds before every game)."""
+        self._engine_seed = seed % (2**31)
+        if self._engine is not None:
+            self._engine.send(f"set_random_seed {self._engine_seed}")
+
+    def _engine_for(self, rules: dict[str, Any]) -> GtpEngine:
+        fresh = self._engine is None or rules != self._rules
+        engine = super()._engine_for(rules)
+        if fresh and getattr(self, "_engine_seed", None) is not None:
+            engine.send(f"set_random_seed {self._engine_seed}")
+        return engine

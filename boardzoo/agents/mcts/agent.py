@@ -1,0 +1,469 @@
+"""MCTSAgent: the Monte Carlo tree search family behind one set of arguments.
+
+Selection ``"uct"`` (UCB1 over rollout values), ``"puct"`` (AlphaZero's prior-weighted rule)
+or ``"gumbel"`` (Gumbel root search with sequential halving, Danihelka et al. 2022); RAVE,
+progressive widening, MCTS-Solver, tree reuse, Dirichlet root noise and a visit-count
+temperature are switches on top. On boardzoo's games the whole simulation loop runs compiled;
+on any other PettingZoo AEC env (or with a Python evaluator) the same rules run through the
+model in Python.
+
+Values are from the side to move's view in [-1, 1] (+1 a win).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from boardzoo.agents.mcts import fast
+from boardzoo.agents.mcts.generic import Evaluator, run_generic
+from boardzoo.agents.mcts.rules import (
+    C_C,
+    C_FPU_MODE,
+    C_FPU_VALUE,
+    C_GUMBEL_SCALE,
+    C_GUMBEL_VISIT,
+    C_KIND,
+    C_PW,
+    C_PW_ALPHA,
+    C_PW_C,
+    C_RAVE,
+    C_RAVE_K,
+    C_SOLVER,
+    CONFIG_SIZE,
+    FPU_CONSTANT,
+    FPU_PARENT,
+    GUMBEL,
+    PUCT,
+    UCT,
+    completed_q,
+    mix_dirichlet,
+    visit_policy,
+)
+from boardzoo.agents.mcts.tree import (
+    ACTION,
+    COUNT,
+    DEPTH,
+    DRAW,
+    FIRST,
+    LOSS,
+    NOT_EXPANDED,
+    PRIOR,
+    PROVEN,
+    UNKNOWN,
+    VALUE,
+    VISITS,
+    WIN,
+    Tree,
+)
+from boardzoo.clock import monotonic
+from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.knowledge import knowledge_for
+from boardzoo.rng import make_rng
+from boardzoo.wrappers.model import EnvModel, GameModel
+
+__all__ = ["MCTSAgent", "SearchResult"]
+
+SELECTIONS = {"uct": UCT, "puct": PUCT, "gumbel": GUMBEL}
+DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
+GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
+DEFAULT_SIMULATIONS = 1000
+_PROVEN_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
+
+
+class SearchResult(NamedTuple):
+    """Root statistics of one search; arrays have shape ``[num_actions]``.
+
+    ``q`` and ``value`` are from the side to move's view (NaN for unvisited or illegal
+    actions); ``proven`` is "win"/"loss"/"draw" for the side to move when MCTS-Solver proved
+    the root, else None; ``pv`` follows the most visited children.
+    """
+
+    action: int
+    visits: np.ndarray
+    q: np.ndarray
+    prior: np.ndarray
+    policy: np.ndarray
+    pv: list[int]
+    value: float
+    proven: str | None
+    simulations: int
+    seconds: float
+
+
+class MCTSAgent:
+    """Monte Carlo tree search (see the module docstring).
+
+    Args:
+        simulations: simulations per move (new ones; a reused subtree keeps its visits).
+            Default 1000 when ``time_limit`` is not given either.
+        time_limit: seconds per move; compile and warm-up time are not charged.
+        c: exploration constant of the selection rule (None: 1.0 for UCT, 1.5 for PUCT and
+            for the PUCT rule Gumbel search uses below its root); values are on the [-1, 1]
+            scale.
+        selection: "uct", "puct" or "gumbel" (Gumbel-top-k sampling and sequential halving
+            at the root with completed-Q scores, ``c_visit=gumbel_c_visit``,
+            ``c_scale=1``; PUCT below the root).
+        rollout: how a new leaf is valued when no evaluator does it: "random" (uniform
+            playout) or "heuristic" (the game's heuristic playout policy, e.g. Go's
+            eye-respecting one is already its default, Othello prefers corners).
+        evaluator: None; "heuristic" (the game's evaluation function values leaves, no
+            playout); or ``evaluator(model, state) -> (priors, value)`` in Python (a network).
+        rave: all-moves-as-first statistics blended into Q (Gelly & Silver), weight
+            ``sqrt(rave_k / (3 N + rave_k))``.
+        progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
+            with the highest priors.
+        solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
+            play the shortest win (longest loss).
+        reuse_tree: keep the subtree of the position reached after our move and the reply.
+        dirichlet: ``(epsilon, alpha)`` root noise on the priors (self-play).
+        temperature: 0 plays the most visited move; T > 0 samples ``N ** (1 / T)``.
+        unvisited_q: Q of unvisited children under PUCT/Gumbel: a number, "parent" (the
+            parent's Q) or "loss" (-1).
+        gumbel_actions: how many root actions Gumbel's sequential halving starts with
+            (None: 16 with an evaluator's priors, all legal actions with uniform priors).
+        seed: seeds every random choice of the agent.
+    """
+
+    def __init__(self, simulations: int | None = None, time_limit: float | None = None,
+                 c: float | None = None, selection: str = "uct", rollout: str = "random",
+                 evaluator: str | Evaluator | None = None, rave: bool = False,
+                 progressive_widening: bool = False, solver: bool = True,
+                 reuse_tree: bool = True, dirichlet: tuple[float, float] | None = None,
+                 temperature: float = 0.0, seed: int | None = None,
+                 unvisited_q: float | str = "parent", rave_k: float = 1000.0,
+                 pw_c: float = 2.0, pw_alpha: float = 0.5, gumbel_actions: int | None = None,
+                 gumbel_c_visit: float = 50.0):
+        _check_options(simulations, time_limit, selection, rollout, evaluator, dirichlet,
+                       temperature, unvisited_q)
+        if simulations is None and time_limit is None:
+            simulations = DEFAULT_SIMULATIONS
+        self.simulations = simulations
+        self.time_limit = time_limit
+        self.selection = selection
+        self.c = DEFAULT_C[selection] if c is None else float(c)
+        self.rollout = rollout
+        self.evaluator = evaluator
+        self.rave = rave
+        self.progressive_widening = progressive_widening
+        self.solver = solver
+        self.reuse_tree = reuse_tree
+        self.dirichlet = dirichlet
+        self.temperature = temperature
+        self.unvisited_q = unvisited_q
+        self.gumbel_actions = gumbel_actions
+        self.cfg = self._config(rave_k, pw_c, pw_alpha, gumbel_c_visit)
+        self.tree = Tree()
+        self.last_search: SearchResult | None = None
+        self._reuse_from: tuple[Any, int] | None = None  # (root state, our action)
+        self.reseed(seed)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles (for arena worker processes) without the search tree."""
+        state = dict(self.__dict__)
+        state["tree"], state["last_search"], state["_reuse_from"] = Tree(), None, None
+        return state
+
+    # ---------------------------------------------------------------------- public API
+    def reseed(self, seed: int | None) -> None:
+        """Restart every random stream (the arena does this before each game)."""
+        self.np_rng = np.random.default_rng(seed)
+        self.rng = make_rng(self.np_rng)
+        self._reuse_from = None
+
+    def act(self, env: Any) -> int:
+        """Search the position of ``env`` (at its side to move) and return the move to play."""
+        return self.search(env).action
+
+    def policy(self, env: Any) -> np.ndarray:
+        """Search and return the root policy over all actions: visit counts with the agent's
+        temperature (T = 0 is treated as 1 here), or Gumbel's improved policy."""
+        return self.search(env).policy
+
+    def search(self, env: Any) -> SearchResult:
+        """Run one search from ``env``'s current position and return its root statistics."""
+        model = EnvModel(env)
+        root = model.root()
+        if model.is_terminal(root):
+            raise GameOverError("MCTSAgent cannot search a finished game")
+        runner = self._runner(model, root)
+        self._prepare_tree(model, root)
+        start = time.perf_counter()
+        deadline = monotonic() + self.time_limit if self.time_limit else 0.0
+        done = 0
+        if self.tree.ints[0, FIRST] == NOT_EXPANDED:
+            done = self._run(runner, 1, deadline)
+        if self.dirichlet is not None:
+            self._add_root_noise(model, root)
+        budget = self.simulations if self.simulations is not None else 1 << 60
+        if self.selection == "gumbel":
+            more, gumbel_choice, improved = self._gumbel_root(runner, budget - done, deadline)
+        else:
+            more, gumbel_choice, improved = self._run(runner, budget - done, deadline), None, None
+        result = self._result(model, gumbel_choice, improved, done + more, start)
+        self._reuse_from = (root, result.action) if self.reuse_tree else None
+        self.last_search = result
+        return result
+
+    # ----------------------------------------------------------------------- internals
+    def _config(self, rave_k: float, pw_c: float, pw_alpha: float, c_visit: float) -> np.ndarray:
+        cfg = np.zeros(CONFIG_SIZE)
+        cfg[C_KIND] = SELECTIONS[self.selection]
+        cfg[C_C] = self.c
+        if self.unvisited_q == "parent":
+            cfg[C_FPU_MODE] = FPU_PARENT
+        else:
+            cfg[C_FPU_MODE] = FPU_CONSTANT
+            cfg[C_FPU_VALUE] = -1.0 if self.unvisited_q == "loss" else float(self.unvisited_q)
+        cfg[C_RAVE], cfg[C_RAVE_K] = float(self.rave), rave_k
+        cfg[C_PW], cfg[C_PW_C], cfg[C_PW_ALPHA] = float(self.progressive_widening), pw_c, pw_alpha
+        cfg[C_SOLVER] = float(self.solver)
+        cfg[C_GUMBEL_VISIT], cfg[C_GUMBEL_SCALE] = c_visit, GUMBEL_C_SCALE
+        return cfg
+
+    def _runner(self, model: EnvModel, root: Any):
+        """A function ``run(n, deadline, forced_child) -> (done, status)`` for this model."""
+        if isinstance(model, GameModel) and not callable(self.evaluator):
+            kernels = _compiled_kernels(model.game, self.rollout, self.evaluator, self.rave)
+
+            def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
+                return fast.run_simulations(
+                    self.tree.ints, self.tree.floats, self.tree.meta, self.cfg, root, n,
+                    deadline, self.rng, kernels[0], kernels[1], kernels[2], kernels[3],
+                    model.num_actions, forced)
+
+            _warm_up(model.game, kernels, self.cfg)
+            return run
+        evaluator = self.evaluator if callable(self.evaluator) else None
+
+        def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
+            return run_generic(self.tree, self.cfg, model, root, n, deadline, evaluator,
+                               self.rng, self.np_rng, forced)
+
+        return run
+
+    def _run(self, runner, simulations: int, deadline: float, forced: int = -1) -> int:
+        """Run ``simulations`` (growing the tree as needed); returns how many ran."""
+        total = 0
+        while total < simulations:
+            self.tree.reserve(1024)
+            done, status = runner(simulations - total, deadline, forced)
+            total += done
+            if status == fast.NEED_SPACE:
+                self.tree.reserve(2 * self.tree.capacity)
+            elif status != fast.RAN_ALL:
+                break
+        return total
+
+    def _prepare_tree(self, model: EnvModel, root: Any) -> None:
+        """Reuse the subtree reached by our last move and the reply, if it matches."""
+        node = self._matching_node(model, root) if self._reuse_from is not None else -1
+        if node < 0:
+            self.tree.clear()
+        else:
+            self.tree.reroot(node)
+
+    def _matching_node(self, model: EnvModel, root: Any) -> int:
+        """The node (within two plies of the old root, through our last move) whose state
+        equals ``root``, or -1. Only boardzoo states can be compared."""
+        old_root, our_action = self._reuse_from
+        if not isinstance(model, GameModel) or len(old_root) != len(root):
+            return -1
+        ours = fast.root_child_of_action(self.tree.ints, our_action)
+        if ours < 0:
+            return -1
+        after_ours = model.step(old_root, our_action)
+        if np.array_equal(after_ours, root):
+            return ours
+        for child in _children(self.tree.ints, ours):
+            if np.array_equal(model.step(after_ours, int(self.tree.ints[child, ACTION])), root):
+                return child
+        return -1
+
+    def _add_root_noise(self, model: EnvModel, root: Any) -> None:
+        epsilon, alpha = self.dirichlet
+        children = _children(self.tree.ints, 0)
+        priors = np.zeros(model.num_actions)
+        mask = np.zeros(model.num_actions, dtype=bool)
+        actions = self.tree.ints[children, ACTION]
+        priors[actions] = self.tree.floats[children, PRIOR]
+        mask[actions] = True
+        mixed = mix_dirichlet(priors, mask, epsilon, alpha, self.np_rng)
+        self.tree.floats[children, PRIOR] = mixed[actions]
+
+    def _gumbel_root(self, runner, budget: int, deadline: float):
+        """Sequential halving over the top-m actions by Gumbel noise + log prior; returns
+        (simulations run, chosen child row, improved policy over the root children)."""
+        ints, floats = self.tree.ints, self.tree.floats
+        children = np.array(_children(ints, 0))
+        logits = np.log(np.maximum(floats[children, PRIOR], 1e-12))
+        gumbel = self.np_rng.gumbel(size=children.size)
+        m = min(self._gumbel_width(), children.size)
+        remaining = list(np.argsort(-(gumbel + logits), kind="stable")[:m])
+        phases = max(1, math.ceil(math.log2(m))) if m > 1 else 1
+        done = 0
+        for _phase in range(phases):
+            per_action = max(1, (budget - 1) // (phases * len(remaining)))
+            for k in remaining:
+                done += self._run(runner, per_action, deadline, int(children[k]))
+            scores = self._gumbel_scores(children, gumbel, logits)
+            remaining = sorted(remaining, key=lambda k: -scores[k])[: max(1, len(remaining) // 2)]
+            if len(remaining) == 1 or (deadline and monotonic() > deadline):
+                break
+        scores = self._gumbel_scores(children, gumbel, logits)
+        choice = int(children[max(remaining, key=lambda k: scores[k])])
+        sigma = completed_q(ints, floats, 0, self.cfg, children.size)
+        improved = np.exp(logits + sigma - (logits + sigma).max())
+        return done, choice, improved / improved.sum()
+
+    def _gumbel_width(self) -> int:
+        """Actions Gumbel's root considers: ``gumbel_actions``, or by default 16 when an
+        evaluator gives informative priors and every legal action when priors are uniform
+        (the top 16 of uniform priors would be a random subset)."""
+        if self.gumbel_actions is not None:
+            return self.gumbel_actions
+        return 16 if self.evaluator is not None else 1 << 30
+
+    def _gumbel_scores(self, children: np.ndarray, gumbel: np.ndarray, logits: np.ndarray):
+        sigma = completed_q(self.tree.ints, self.tree.floats, 0, self.cfg, children.size)
+        return gumbel + logits + sigma
+
+    def _result(self, model: EnvModel, gumbel_choice: int | None, improved: np.ndarray | None,
+                simulations: int, start: float) -> SearchResult:
+        ints, floats = self.tree.ints, self.tree.floats
+        children = _children(ints, 0)
+        actions = ints[children, ACTION]
+        visits = np.zeros(model.num_actions)
+        q = np.full(model.num_actions, np.nan)
+        prior = np.zeros(model.num_actions)
+        visits[actions] = ints[children, VISITS]
+        seen = ints[children, VISITS] > 0
+        q[actions[seen]] = floats[children, VALUE][seen] / ints[children, VISITS][seen]
+        prior[actions] = floats[children, PRIOR]
+        if improved is not None:
+            policy = np.zeros(model.num_actions)
+            policy[actions] = improved
+        else:
+            policy = visit_policy(visits, self.temperature or 1.0)
+        child = self._choose(children, gumbel_choice)
+        root_proof = int(ints[0, PROVEN])
+        proven = None
+        if self.solver and root_proof != UNKNOWN:  # the root's proof is for its mover
+            proven = {WIN: "loss", LOSS: "win", DRAW: "draw"}[root_proof]
+        root_n = max(int(ints[0, VISITS]), 1)
+        return SearchResult(
+            action=int(ints[child, ACTION]), visits=visits, q=q, prior=prior, policy=policy,
+            pv=_principal_variation(ints), value=-float(floats[0, VALUE]) / root_n,
+            proven=proven, simulations=simulations, seconds=time.perf_counter() - start)
+
+    def _choose(self, children: list[int], gumbel_choice: int | None) -> int:
+        """The child to play: a proof decides first (shortest win, longest loss, a draw),
+        then Gumbel's choice, then the temperature rule on visits (never a proven loss
+        while something else is left)."""
+        ints = self.tree.ints
+        proofs = ints[children, PROVEN] if self.solver else np.zeros(len(children), int)
+        depths = ints[children, DEPTH]
+        wins = [c for c, p in zip(children, proofs, strict=True) if p == WIN]
+        if wins:
+            return min(wins, key=lambda c: ints[c, DEPTH])
+        if self.solver and all(p == LOSS for p in proofs):
+            return children[int(np.argmax(depths))]
+        if gumbel_choice is not None:
+            return gumbel_choice
+        candidates = [c for c, p in zip(children, proofs, strict=True) if p != LOSS]
+        visits = ints[candidates, VISITS].astype(np.float64)
+        if self.temperature > 0:
+            probs = visit_policy(visits, self.temperature)
+            return candidates[int(self.np_rng.choice(len(candidates), p=probs))]
+        q = np.array([self.tree.floats[c, VALUE] / max(ints[c, VISITS], 1) for c in candidates])
+        best = np.lexsort((-q, -visits))[0]  # most visited, then the higher Q
+        return candidates[int(best)]
+
+
+def _children(ints: np.ndarray, node: int) -> list[int]:
+    first = int(ints[node, FIRST])
+    if first == NOT_EXPANDED:
+        return []
+    return list(range(first, first + int(ints[node, COUNT])))
+
+
+def _principal_variation(ints: np.ndarray, max_length: int = 32) -> list[int]:
+    """Actions along the most visited children from the root."""
+    pv, node = [], 0
+    while len(pv) < max_length:
+        children = _children(ints, node)
+        if not children:
+            break
+        node = max(children, key=lambda c: ints[c, VISITS])
+        if ints[node, VISITS] == 0:
+            break
+        pv.append(int(ints[node, ACTION]))
+    return pv
+
+
+_KERNEL_CACHE: dict[tuple, tuple] = {}
+_WARM: set[tuple] = set()
+
+
+def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool) -> tuple:
+    """(legal, apply, leaf, priors) compiled functions for the fast loop, built once per
+    game class and leaf kind."""
+    key = (type(game), rollout, evaluator, rave)
+    if key not in _KERNEL_CACHE:
+        _KERNEL_CACHE[key] = (game.legal_mask_kernel, game.apply_kernel,
+                              _leaf_function(game, rollout, evaluator, rave), fast.uniform_priors)
+    return _KERNEL_CACHE[key]
+
+
+def _leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
+    knowledge = knowledge_for(game.name)
+    if evaluator == "heuristic":
+        if knowledge is None or not hasattr(knowledge, "evaluate_kernel"):
+            raise InvalidOptionError(f"{game.name} has no heuristic evaluation; use evaluator=None")
+        return fast.make_evaluation_leaf(knowledge.evaluate_kernel)
+    playout = game.playout_kernel
+    if rollout == "heuristic" and knowledge is not None:
+        playout = getattr(knowledge, "heuristic_playout_kernel", playout)
+    if rave:
+        trace = getattr(game, "playout_trace_kernel", None)
+        if trace is None:
+            raise InvalidOptionError(f"rave=True needs move traces from {game.name}'s playouts")
+        return fast.make_traced_rollout_leaf(trace)
+    return fast.make_rollout_leaf(playout)
+
+
+def _warm_up(game: Any, kernels: tuple, cfg: np.ndarray) -> None:
+    """Compile the fast loop for this game before any time budget starts."""
+    key = (type(game), kernels, cfg[C_RAVE])
+    if key in _WARM:
+        return
+    scratch = Tree(1 << 12)
+    fast.run_simulations(scratch.ints, scratch.floats, scratch.meta, cfg, game.initial_state(),
+                         2, 0.0, make_rng(0), kernels[0], kernels[1], kernels[2], kernels[3],
+                         game.num_actions, -1)
+    _WARM.add(key)
+
+
+def _check_options(simulations, time_limit, selection, rollout, evaluator, dirichlet,
+                   temperature, unvisited_q) -> None:
+    if selection not in SELECTIONS:
+        raise InvalidOptionError(f"selection={selection!r}; use one of {sorted(SELECTIONS)}")
+    if rollout not in ("random", "heuristic"):
+        raise InvalidOptionError(f"rollout={rollout!r}; use 'random' or 'heuristic'")
+    if evaluator not in (None, "heuristic") and not callable(evaluator):
+        raise InvalidOptionError(
+            "evaluator must be None, 'heuristic' or a callable (model, state) -> (priors, value)")
+    if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
+        raise InvalidOptionError(f"simulations={simulations!r}; give a positive integer")
+    if time_limit is not None and not time_limit > 0:
+        raise InvalidOptionError(f"time_limit={time_limit!r}; give a positive number of seconds")
+    if dirichlet is not None and (len(dirichlet) != 2 or not 0 <= dirichlet[0] <= 1
+                                  or dirichlet[1] <= 0):
+        raise InvalidOptionError(f"dirichlet={dirichlet!r}; give (epsilon in [0, 1], alpha > 0)")
+    if temperature < 0:
+        raise InvalidOptionError(f"temperature={temperature!r}; give T >= 0")
+    if not (isinstance(unvisited_q, (int, float)) or unvisited_q in ("parent", "loss")):
+        raise InvalidOptionError(f"unvisited_q={unvisited_q!r}; give a number, 'parent' or 'loss'")

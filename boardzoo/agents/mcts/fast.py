@@ -1,0 +1,207 @@
+"""The compiled simulation loop for boardzoo's own games: select, expand, evaluate (random or
+heuristic playout, or a compiled evaluation), back up, prove — all inside numba over the
+flat-array tree, with the game's kernels passed in as arguments.
+
+Functions here take other compiled functions as arguments, so numba compiles them once per
+process and game (they cannot be cached on disk); :meth:`MCTSAgent` warms them up before
+any time budget starts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardzoo.agents.mcts.rules import (
+    C_PW,
+    C_RAVE,
+    C_SOLVER,
+    backup,
+    backup_amaf,
+    expand,
+    mark_terminal,
+    propagate_proof,
+    select_child,
+)
+from boardzoo.agents.mcts.tree import (
+    ACTION,
+    COUNT,
+    DRAW,
+    FIRST,
+    LOSS,
+    MOVER,
+    NOT_EXPANDED,
+    PROVEN,
+    TO_MOVE,
+    UNKNOWN,
+    WIN,
+)
+from boardzoo.clock import monotonic
+from boardzoo.envs.core import OUTCOME, TO_PLAY
+
+# run status
+RAN_ALL, NEED_SPACE, ROOT_PROVEN, OUT_OF_TIME = 0, 1, 2, 3
+MAX_TREE_DEPTH = 4096
+SEAT0_RETURN = np.array([0.0, 1.0, -1.0, 0.0])  # by outcome code
+
+
+@njit(cache=True)
+def proven_for_mover(outcome, mover):
+    """The PROVEN code of a finished game's outcome for ``mover``."""
+    if outcome == 3:
+        return DRAW
+    return WIN if outcome - 1 == mover else LOSS
+
+
+@njit(cache=True)
+def seat0_value_of_proof(proven, mover):
+    if proven == DRAW:
+        return 0.0
+    value = 1.0 if proven == WIN else -1.0
+    return value if mover == 0 else -value
+
+
+def make_rollout_leaf(playout_fn):
+    """Leaf value = the result of one playout (seat 0's return); no trace."""
+
+    @njit
+    def leaf(state, rng, trace):
+        return SEAT0_RETURN[playout_fn(state, rng)], 0
+
+    return leaf
+
+
+def make_traced_rollout_leaf(trace_fn):
+    """Leaf value of one playout that also records its moves in ``trace`` (for RAVE)."""
+
+    @njit
+    def leaf(state, rng, trace):
+        count = trace_fn(state, rng, trace)
+        return SEAT0_RETURN[state[OUTCOME]], count
+
+    return leaf
+
+
+def make_evaluation_leaf(evaluate_fn):
+    """Leaf value = a compiled evaluation (side to move's view), converted to seat 0."""
+
+    @njit
+    def leaf(state, rng, trace):
+        value = evaluate_fn(state)
+        return (value if state[TO_PLAY] == 0 else -value), 0
+
+    return leaf
+
+
+@njit
+def run_simulations(ints, floats, meta, cfg, root_state, simulations, deadline, rng,
+                    legal_fn, apply_fn, leaf_fn, priors_fn, num_actions, forced_child):
+    """Run up to ``simulations`` simulations (stopping at ``deadline`` on the monotonic clock
+    if it is > 0, or when the root is proven). ``forced_child`` >= 0 makes every simulation
+    start with that root child (Gumbel's sequential halving). Returns (done, status)."""
+    mask = np.zeros(num_actions, np.bool_)
+    priors = np.zeros(num_actions)
+    state = np.empty_like(root_state)
+    path = np.empty(MAX_TREE_DEPTH, np.int64)
+    trace = np.empty(65536 if cfg[C_RAVE] != 0.0 else 0, np.int64)
+    last_play = np.full((2, num_actions if cfg[C_RAVE] != 0.0 else 0), -1, np.int64)
+    solver = cfg[C_SOLVER] != 0.0
+    done = 0
+    while done < simulations:
+        if deadline > 0.0 and monotonic() > deadline:
+            return done, OUT_OF_TIME
+        if solver and ints[0, PROVEN] != UNKNOWN:
+            return done, ROOT_PROVEN
+        state[:] = root_state
+        status = simulate(ints, floats, meta, cfg, state, rng, legal_fn, apply_fn, leaf_fn,
+                          priors_fn, mask, priors, path, trace, last_play, forced_child)
+        if status != RAN_ALL:
+            return done, status
+        done += 1
+    return done, RAN_ALL
+
+
+@njit
+def simulate(ints, floats, meta, cfg, state, rng, legal_fn, apply_fn, leaf_fn, priors_fn,
+             mask, priors, path, trace, last_play, forced_child):
+    """One simulation from the root, whose state ``state`` holds (and which is played on in
+    place); RAN_ALL, or NEED_SPACE (the tree unchanged) when the tree is full."""
+    rave = cfg[C_RAVE] != 0.0
+    solver = cfg[C_SOLVER] != 0.0
+    if rave:
+        last_play[:, :] = -1
+    node, length, steps = 0, 1, 0
+    path[0] = 0
+    while state[OUTCOME] == 0 and ints[node, FIRST] != NOT_EXPANDED and length < MAX_TREE_DEPTH:
+        if solver and ints[node, PROVEN] != UNKNOWN and node != 0:
+            break
+        if node == 0 and forced_child >= 0:
+            child = forced_child
+        else:
+            child = select_child(ints, floats, node, cfg)
+        if rave:
+            last_play[ints[node, TO_MOVE], ints[child, ACTION]] = steps
+        apply_fn(state, ints[child, ACTION])
+        node = child
+        path[length] = node
+        length += 1
+        steps += 1
+    outcome = np.int64(state[OUTCOME])
+    if outcome != 0:
+        value0 = SEAT0_RETURN[outcome]
+        if solver:
+            mark_terminal(ints, node, proven_for_mover(outcome, ints[node, MOVER]))
+    elif solver and ints[node, PROVEN] != UNKNOWN:
+        value0 = seat0_value_of_proof(ints[node, PROVEN], ints[node, MOVER])
+    else:
+        to_move = np.int64(state[TO_PLAY])
+        legal_fn(state, mask)
+        priors_fn(state, mask, priors)
+        if not expand(ints, floats, meta, node, to_move, mask, priors, cfg[C_PW] != 0.0, rng):
+            return NEED_SPACE
+        value0, count = leaf_fn(state, rng, trace)
+        if rave:
+            for j in range(count):
+                seat = to_move if j % 2 == 0 else 1 - to_move
+                last_play[seat, trace[j]] = steps + j
+    backup(ints, floats, path, length, value0)
+    if rave:
+        backup_amaf(ints, floats, path, length, last_play, value0)
+    if solver:
+        propagate_proof(ints, path, length)
+    return RAN_ALL
+
+
+@njit(cache=True)
+def uniform_priors(state, mask, out):
+    """Equal priors over the legal actions."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    for a in range(mask.shape[0]):
+        out[a] = 1.0 / count if mask[a] else 0.0
+
+
+def root_child_of_action(ints, action: int) -> int:
+    """The root's child row for ``action`` (-1 if the root is unexpanded or lacks it)."""
+    first = int(ints[0, FIRST])
+    if first == NOT_EXPANDED:
+        return -1
+    for child in range(first, first + int(ints[0, COUNT])):
+        if ints[child, ACTION] == action:
+            return child
+    return -1
+
+
+__all__ = [
+    "RAN_ALL",
+    "NEED_SPACE",
+    "ROOT_PROVEN",
+    "OUT_OF_TIME",
+    "make_evaluation_leaf",
+    "make_rollout_leaf",
+    "make_traced_rollout_leaf",
+    "root_child_of_action",
+    "run_simulations",
+    "uniform_priors",
+]

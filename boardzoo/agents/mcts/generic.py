@@ -1,0 +1,123 @@
+"""The simulation loop in Python, over any :class:`~boardzoo.wrappers.EnvModel`: for
+PettingZoo envs that are not boardzoo's, and for evaluators written in Python (networks).
+
+It applies the very same compiled rules as the fast loop (``select_child``, ``expand``,
+``backup``, ``backup_amaf``, ``propagate_proof``); only state handling and leaf evaluation go
+through the model. RAVE here credits the moves of the tree part of a simulation only (a
+model's playout does not report its moves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from boardzoo.agents.mcts.fast import (
+    NEED_SPACE,
+    OUT_OF_TIME,
+    RAN_ALL,
+    ROOT_PROVEN,
+    seat0_value_of_proof,
+)
+from boardzoo.agents.mcts.rules import (
+    C_PW,
+    C_RAVE,
+    C_SOLVER,
+    backup,
+    backup_amaf,
+    expand,
+    mark_terminal,
+    propagate_proof,
+    select_child,
+)
+from boardzoo.clock import monotonic
+from boardzoo.agents.mcts.tree import (
+    ACTION,
+    DRAW,
+    FIRST,
+    LOSS,
+    MOVER,
+    NOT_EXPANDED,
+    PROVEN,
+    TO_MOVE,
+    UNKNOWN,
+    WIN,
+    Tree,
+)
+
+#: ``evaluator(model, state) -> (priors over all actions, value from the side to move's view)``
+Evaluator = Callable[[Any, Any], tuple[np.ndarray, float]]
+
+
+def run_generic(tree: Tree, cfg: np.ndarray, model: Any, root: Any, simulations: int,
+                deadline: float, evaluator: Evaluator | None, rng: np.ndarray,
+                np_rng: np.random.Generator, forced_child: int = -1) -> tuple[int, int]:
+    """Up to ``simulations`` simulations from ``root``; returns (done, status) like the
+    compiled loop (``deadline`` is on :func:`boardzoo.clock.monotonic`; 0 = none)."""
+    for done in range(simulations):
+        if deadline > 0 and monotonic() > deadline:
+            return done, OUT_OF_TIME
+        if cfg[C_SOLVER] and tree.ints[0, PROVEN] != UNKNOWN:
+            return done, ROOT_PROVEN
+        if _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) == NEED_SPACE:
+            return done, NEED_SPACE
+    return simulations, RAN_ALL
+
+
+def _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) -> int:
+    ints, floats = tree.ints, tree.floats
+    solver, rave = bool(cfg[C_SOLVER]), bool(cfg[C_RAVE])
+    last_play = np.full((2, model.num_actions), -1, np.int64) if rave else None
+    state, node, path = root, 0, [0]
+    while not model.is_terminal(state) and ints[node, FIRST] != NOT_EXPANDED:
+        if solver and node != 0 and ints[node, PROVEN] != UNKNOWN:
+            break
+        child = forced_child if node == 0 and forced_child >= 0 else select_child(ints, floats, node, cfg)
+        if rave:
+            last_play[ints[node, TO_MOVE], ints[child, ACTION]] = len(path) - 1
+        state = model.step(state, int(ints[child, ACTION]))
+        node = child
+        path.append(node)
+    if model.is_terminal(state):
+        value0 = _seat0_value(model.returns(state))
+        if solver:
+            mark_terminal(ints, node, _proof_of_returns(value0, int(ints[node, MOVER])))
+    elif solver and ints[node, PROVEN] != UNKNOWN:
+        value0 = seat0_value_of_proof(int(ints[node, PROVEN]), int(ints[node, MOVER]))
+    else:
+        to_move = model.to_play(state)
+        mask = model.legal_mask(state)
+        priors, value0 = _evaluate(model, state, evaluator, mask, to_move, np_rng)
+        if not expand(ints, floats, tree.meta, node, to_move, mask, priors, cfg[C_PW] != 0.0, rng):
+            return NEED_SPACE
+    path_array = np.asarray(path, dtype=np.int64)
+    backup(ints, floats, path_array, len(path), value0)
+    if rave:
+        backup_amaf(ints, floats, path_array, len(path), last_play, value0)
+    if solver:
+        propagate_proof(ints, path_array, len(path))
+    return RAN_ALL
+
+
+def _evaluate(model, state, evaluator, mask, to_move, np_rng) -> tuple[np.ndarray, float]:
+    """Priors and seat 0's value of a leaf: the evaluator's, or uniform priors and a playout."""
+    if evaluator is None:
+        priors = mask / mask.sum()
+        return priors, _seat0_value(model.playout(state, np_rng))
+    priors, value = evaluator(model, state)
+    priors = np.where(mask, priors, 0.0)
+    total = priors.sum()
+    priors = priors / total if total > 0 else mask / mask.sum()
+    return priors, (value if to_move == 0 else -value)
+
+
+def _seat0_value(returns: np.ndarray) -> float:
+    """Seat 0's value of per-seat returns (zero-sum: (r0 - r1) / 2)."""
+    return float(returns[0] - returns[1]) / 2.0
+
+
+def _proof_of_returns(value0: float, mover: int) -> int:
+    value = value0 if mover == 0 else -value0
+    return WIN if value > 0 else LOSS if value < 0 else DRAW

@@ -1,0 +1,348 @@
+"""The search rules, compiled once and shared by the compiled loop and the generic loop:
+selection (UCT, PUCT, RAVE, progressive widening; Gumbel search uses PUCT below its root),
+expansion, backup, MCTS-Solver proof propagation, and turning root visits into a policy.
+
+Values are per seat and zero-sum: a backed-up leaf value is ``value0``, the return of seat 0
+(+1 win, 0 draw, -1 loss, or an evaluator's estimate in between); an edge whose mover is seat
+``m`` adds ``value0`` if ``m == 0`` and ``-value0`` otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from boardzoo.agents.mcts.tree import (
+    ACTION,
+    AMAF_N,
+    AMAF_W,
+    CAPACITY,
+    COUNT,
+    DEPTH,
+    DRAW,
+    FIRST,
+    LOSS,
+    MOVER,
+    NOT_EXPANDED,
+    PARENT,
+    PRIOR,
+    PROVEN,
+    SIZE,
+    TO_MOVE,
+    UNKNOWN,
+    VALUE,
+    VISITS,
+    WIN,
+)
+from boardzoo.rng import uniform
+
+# selection kinds
+UCT, PUCT, GUMBEL = 0, 1, 2
+# config slots (a float64 array, so one argument carries every setting)
+(
+    C_KIND,
+    C_C,
+    C_FPU_MODE,
+    C_FPU_VALUE,
+    C_RAVE,
+    C_RAVE_K,
+    C_PW,
+    C_PW_C,
+    C_PW_ALPHA,
+    C_SOLVER,
+    C_GUMBEL_VISIT,
+    C_GUMBEL_SCALE,
+) = range(12)
+CONFIG_SIZE = 12
+# first-play urgency modes for PUCT: Q of an unvisited child is a constant, or its parent's Q
+FPU_CONSTANT, FPU_PARENT = 0, 1
+PROVEN_VALUE = np.array([0.0, 1.0, -1.0, 0.0])  # by PROVEN code, mover's view
+
+
+@njit(cache=True)
+def rave_q(q, n, amaf_q, amaf_n, k):
+    """Blend of Q and the AMAF value with Gelly & Silver's schedule
+    ``beta = sqrt(k / (3 N + k))`` (k = the visits at which both weigh the same)."""
+    if amaf_n == 0:
+        return q
+    beta = math.sqrt(k / (3.0 * n + k))
+    return (1.0 - beta) * q + beta * amaf_q
+
+
+@njit(cache=True)
+def widened_count(count, parent_n, cfg):
+    """How many children (in prior order) progressive widening lets selection consider:
+    ``ceil(pw_c * N_parent ** pw_alpha)``, at least 1, at most all."""
+    if cfg[C_PW] == 0.0:
+        return count
+    allowed = int(math.ceil(cfg[C_PW_C] * max(parent_n, 1.0) ** cfg[C_PW_ALPHA]))
+    return max(1, min(count, allowed))
+
+
+@njit(cache=True)
+def node_q(ints, floats, node):
+    """Mean value of ``node`` for its mover (0 when unvisited)."""
+    n = ints[node, VISITS]
+    return floats[node, VALUE] / n if n > 0 else 0.0
+
+
+@njit(cache=True)
+def child_q(ints, floats, child, cfg, fpu_q):
+    """Q of a child for its mover: the proven value if solved, RAVE-blended if enabled,
+    ``fpu_q`` if unvisited."""
+    if cfg[C_SOLVER] != 0.0 and ints[child, PROVEN] != UNKNOWN:
+        return PROVEN_VALUE[ints[child, PROVEN]]
+    n = ints[child, VISITS]
+    if n == 0:
+        if cfg[C_RAVE] != 0.0 and floats[child, AMAF_N] > 0:
+            return floats[child, AMAF_W] / floats[child, AMAF_N]
+        return fpu_q
+    q = floats[child, VALUE] / n
+    if cfg[C_RAVE] != 0.0:
+        amaf_n = floats[child, AMAF_N]
+        amaf_q = floats[child, AMAF_W] / amaf_n if amaf_n > 0 else 0.0
+        q = rave_q(q, n, amaf_q, amaf_n, cfg[C_RAVE_K])
+    return q
+
+
+@njit(cache=True)
+def first_play_q(ints, floats, node, cfg):
+    """Q given to unvisited children under PUCT/Gumbel: a constant or the parent's Q (the
+    parent's value for the side to move there, i.e. minus its own edge Q when seats alternate)."""
+    if cfg[C_FPU_MODE] == FPU_PARENT:
+        if ints[node, VISITS] == 0:
+            return 0.0
+        q = node_q(ints, floats, node)
+        return q if ints[node, MOVER] == ints[node, TO_MOVE] else -q
+    return cfg[C_FPU_VALUE]
+
+
+@njit(cache=True)
+def select_child(ints, floats, node, cfg):
+    """The child row to descend into, maximising (Q from the child's mover's view)
+
+    * UCT (UCB1): ``Q + c * sqrt(ln N_parent / N)``, an unvisited child first (with RAVE,
+      ``Q_rave + c * sqrt(ln N_parent / (N + 1))`` so that AMAF values rank unvisited ones);
+    * PUCT: ``Q + c * P * sqrt(N_parent) / (1 + N)``, unvisited Q = first-play urgency.
+
+    ``N_parent`` counts the visits that went on to a child: all of the node's visits but the
+    one that expanded it. Ties go to the earlier child (action order, or prior order under
+    progressive widening); proven losses are skipped while anything else is left.
+    """
+    first = ints[node, FIRST]
+    parent_n = max(ints[node, VISITS] - 1, 0)
+    count = widened_count(ints[node, COUNT], parent_n + 1.0, cfg)
+    c = cfg[C_C]
+    solver, rave = cfg[C_SOLVER] != 0.0, cfg[C_RAVE] != 0.0
+    uct = cfg[C_KIND] == UCT
+    log_n = math.log(max(parent_n, 1))
+    sqrt_n = math.sqrt(parent_n)
+    fpu_q = 0.0 if uct else first_play_q(ints, floats, node, cfg)
+    best, best_score = -1, -np.inf
+    for k in range(count):
+        child = first + k
+        if solver and ints[child, PROVEN] == LOSS:
+            continue
+        n = ints[child, VISITS]
+        if uct:
+            if n == 0 and not rave:
+                return child  # UCB1: an unvisited child scores +infinity
+            q = child_q(ints, floats, child, cfg, fpu_q)
+            score = q + c * math.sqrt(log_n / (n + rave))
+        else:
+            q = child_q(ints, floats, child, cfg, fpu_q)
+            score = q + c * floats[child, PRIOR] * sqrt_n / (1.0 + n)
+        if score > best_score:
+            best, best_score = child, score
+    return first if best == -1 else best
+
+
+@njit(cache=True)
+def completed_q(ints, floats, node, cfg, count):
+    """Gumbel MuZero's completed Q per root child, already transformed by ``sigma``: Q for
+    visited children, the prior-weighted mix of visited Qs (or the node's own value) for
+    unvisited ones; ``sigma(q) = (c_visit + max N) * c_scale * q`` on a [0, 1] value scale."""
+    first = ints[node, FIRST]
+    visited_p, visited_pq, max_n = 0.0, 0.0, 0
+    for k in range(count):
+        child = first + k
+        n = ints[child, VISITS]
+        if n > 0:
+            visited_p += floats[child, PRIOR]
+            visited_pq += floats[child, PRIOR] * child_q(ints, floats, child, cfg, 0.0)
+            max_n = max(max_n, n)
+    mixed = visited_pq / visited_p if visited_p > 0 else first_play_q(ints, floats, node, cfg)
+    scale = (cfg[C_GUMBEL_VISIT] + max_n) * cfg[C_GUMBEL_SCALE]
+    out = np.empty(count)
+    for k in range(count):
+        child = first + k
+        q = child_q(ints, floats, child, cfg, 0.0) if ints[child, VISITS] > 0 else mixed
+        out[k] = scale * (q + 1.0) / 2.0
+    return out
+
+
+@njit(cache=True)
+def expand(ints, floats, meta, node, to_move, mask, priors, order_by_prior, rng):
+    """Create one child per legal action of ``node`` (``mask``), with ``priors`` (per action;
+    ignored where illegal). Under progressive widening the children are sorted by prior
+    (random among equal priors). Returns False when the tree has no room."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    first = meta[SIZE]
+    if first + count > meta[CAPACITY]:
+        return False
+    ints[node, TO_MOVE] = to_move
+    if ints[node, MOVER] < 0:  # the root: track its value as if the other seat moved into it
+        ints[node, MOVER] = 1 - to_move
+    ints[node, FIRST] = first
+    ints[node, COUNT] = count
+    k = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            row = first + k
+            ints[row, :] = 0
+            floats[row, :] = 0.0
+            ints[row, PARENT] = node
+            ints[row, ACTION] = a
+            ints[row, FIRST] = NOT_EXPANDED
+            ints[row, MOVER] = to_move
+            floats[row, PRIOR] = priors[a]
+            k += 1
+    if order_by_prior:
+        _sort_children_by_prior(ints, floats, first, count, rng)
+    meta[SIZE] = first + count
+    return True
+
+
+@njit(cache=True)
+def _sort_children_by_prior(ints, floats, first, count, rng):
+    """Insertion sort of sibling rows by prior, descending; ties in random order."""
+    keys = np.empty(count)
+    for k in range(count):
+        keys[k] = floats[first + k, PRIOR] + 1e-9 * uniform(rng)
+    order = np.argsort(-keys)
+    rows_i = ints[first : first + count, :].copy()
+    rows_f = floats[first : first + count, :].copy()
+    for k in range(count):
+        ints[first + k, :] = rows_i[order[k], :]
+        floats[first + k, :] = rows_f[order[k], :]
+
+
+@njit(cache=True)
+def backup(ints, floats, path, length, value0):
+    """Add one visit and the leaf value (seat 0's return) to every node on ``path[:length]``,
+    each from its own mover's view (the root has no mover and only counts visits)."""
+    for i in range(length):
+        node = path[i]
+        ints[node, VISITS] += 1
+        mover = ints[node, MOVER]
+        if mover == 0:
+            floats[node, VALUE] += value0
+        elif mover == 1:
+            floats[node, VALUE] -= value0
+
+
+@njit(cache=True)
+def backup_amaf(ints, floats, path, length, last_play, value0):
+    """RAVE: for each node on the path, credit every child whose action its mover played at
+    or after that node in this simulation (tree part, then the playout), as if played first.
+    ``last_play[seat, action]`` is the last simulation step (0 = the root's move) at which
+    ``seat`` played ``action``, or -1."""
+    for i in range(length - 1):
+        node = path[i]
+        first, n_children = ints[node, FIRST], ints[node, COUNT]
+        mover = ints[node, TO_MOVE]
+        value = value0 if mover == 0 else -value0
+        for k in range(n_children):
+            child = first + k
+            if last_play[mover, ints[child, ACTION]] >= i:
+                floats[child, AMAF_N] += 1.0
+                floats[child, AMAF_W] += value
+
+
+@njit(cache=True)
+def mark_terminal(ints, node, outcome_for_mover):
+    """MCTS-Solver: a terminal node is proven with its own result (0 plies left)."""
+    ints[node, PROVEN] = outcome_for_mover
+    ints[node, DEPTH] = 0
+
+
+@njit(cache=True)
+def propagate_proof(ints, path, length):
+    """MCTS-Solver (Winands et al.): walk up from the leaf; a node whose side to move has a
+    proven win among its children is a proven loss for the node's own mover; a node whose
+    children are all proven is proven with the best of them. Depths prefer the shortest win
+    and the longest loss."""
+    for i in range(length - 2, -1, -1):
+        node = path[i]
+        result, depth = _proof_from_children(ints, node)
+        if result == UNKNOWN:
+            return
+        ints[node, PROVEN] = result
+        ints[node, DEPTH] = depth
+
+
+@njit(cache=True)
+def _proof_from_children(ints, node):
+    """(PROVEN code for the node's mover, depth) implied by the children, or (UNKNOWN, 0)."""
+    first, count = ints[node, FIRST], ints[node, COUNT]
+    if first == NOT_EXPANDED or count == 0:
+        return UNKNOWN, 0
+    win_depth, loss_depth, draw_depth = 1 << 30, -1, 1 << 30
+    unknown = False
+    for k in range(count):
+        child = first + k
+        proven = ints[child, PROVEN]
+        d = ints[child, DEPTH]
+        if proven == WIN:
+            win_depth = min(win_depth, d)
+        elif proven == LOSS:
+            loss_depth = max(loss_depth, d)
+        elif proven == DRAW:
+            draw_depth = min(draw_depth, d)
+        else:
+            unknown = True
+    # results for the side to move at ``node``, converted to the node's mover below
+    if win_depth < (1 << 30):
+        side_result, depth = WIN, win_depth + 1
+    elif unknown:
+        return UNKNOWN, 0
+    elif draw_depth < (1 << 30):
+        side_result, depth = DRAW, draw_depth + 1
+    else:
+        side_result, depth = LOSS, loss_depth + 1
+    same_seat = ints[node, MOVER] == ints[node, TO_MOVE]
+    if side_result == DRAW or same_seat:
+        return side_result, depth
+    return (LOSS if side_result == WIN else WIN), depth
+
+
+def visit_policy(visits: np.ndarray, temperature: float) -> np.ndarray:
+    """Visit counts to move probabilities: ``N ** (1 / T)`` normalised; T = 0 puts all the
+    mass on the most visited moves (split evenly among ties). Computed in log space, so small
+    temperatures do not overflow."""
+    visits = np.asarray(visits, dtype=np.float64)
+    if visits.sum() <= 0:
+        raise ValueError("visit_policy needs at least one visit")
+    if temperature <= 0:
+        best = visits == visits.max()
+        return best / best.sum()
+    logs = np.full(visits.shape, -np.inf)
+    positive = visits > 0
+    logs[positive] = np.log(visits[positive]) / temperature
+    logs -= logs.max()
+    probs = np.exp(logs)
+    return probs / probs.sum()
+
+
+def mix_dirichlet(priors: np.ndarray, mask: np.ndarray, epsilon: float, alpha: float,
+                  rng: np.random.Generator) -> np.ndarray:
+    """AlphaZero root noise: ``(1 - eps) * P + eps * Dir(alpha)`` over the legal actions."""
+    legal = np.flatnonzero(mask)
+    noise = rng.dirichlet(np.full(legal.size, alpha))
+    mixed = priors.astype(np.float64).copy()
+    mixed[legal] = (1.0 - epsilon) * mixed[legal] + epsilon * noise
+    return mixed

@@ -1,0 +1,381 @@
+"""Connect Four knowledge: position key, a threat evaluation, exact values and an exact solver.
+
+Scores follow Pascal Pons' convention (side to move's view): 0 a draw; a win with the
+side to move's ``s``-th stone scores ``rows * columns / 2 + 1 - s`` (22 - s on 6x7, so a
+faster win scores more), a loss the negative of the winner's score. On 6x7 the range is
+-18..18.
+
+The solver (:func:`solve`, standard 6x7 board only) follows Pons' tutorial
+(blog.gamesolver.org, parts 1-12, without the opening book): negamax over the bitboards of
+:mod:`boardzoo.envs.connect_four`, null-window searches that bisect the score range, a
+transposition table of upper and lower bounds (2**23 entries, 40 MiB, allocated on first
+use and kept for the process: its entries are exact bounds of positions, valid in every
+later solve), moves that hand the opponent an immediate win pruned, and the other moves
+tried in order of the number of winning cells they create, centre columns first on ties.
+
+"Within reach" policy: :func:`solve` always attempts the position and gives up (returns
+None) when ``time_limit`` seconds or ``max_nodes`` nodes are spent. With no ``time_limit``
+the node budget defaults to :data:`DEFAULT_MAX_NODES`, so a call without a time limit is
+deterministic and bounded (well under a second). Middle and end games (more than about
+14 stones) solve in milliseconds; the opening needs far more than the default budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardzoo.clock import monotonic
+from boardzoo.envs.connect_four import (
+    COLUMNS,
+    CURRENT,
+    MASK,
+    ROWS,
+    board_mask,
+    playable_cells,
+    position_key,
+    stone_count,
+    winning_cells,
+)
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME
+from boardzoo.knowledge import Solution
+
+__all__ = [
+    "DEFAULT_MAX_NODES",
+    "key_kernel",
+    "evaluate_kernel",
+    "exact_value",
+    "solve",
+    "solve_position",
+]
+
+#: node budget of :func:`solve` when it has no time limit (about 0.3 s of search)
+DEFAULT_MAX_NODES = 2_000_000
+
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+
+
+# ------------------------------------------------------------------------ key, value
+@njit(cache=True)
+def key_kernel(state):
+    """Unique position key (Pons' ``current + mask``); transpositions share it."""
+    return position_key(state[CURRENT], state[MASK])
+
+
+@njit(cache=True)
+def exact_value(state):
+    """Pons' score of a finished game from the side to move's view: 0 for a draw, else
+    minus the winner's score (the side to move at the end is the one that lost)."""
+    if state[OUTCOME] == DRAW or state[OUTCOME] == ONGOING:
+        return 0
+    stones = stone_count(state[MASK])
+    cells = np.int64(state[ROWS]) * np.int64(state[COLUMNS])
+    return -((cells + 2 - stones) // 2)
+
+
+# ------------------------------------------------------------------------- evaluation
+@njit(cache=True)
+def _rows_pattern(rows, columns, parity):
+    """Bitboard of the cells whose row (0 = bottom) has the given parity (0 or 1)."""
+    column = _ZERO
+    for r in range(parity, rows, 2):
+        column |= _ONE << np.uint64(r)
+    cells = _ZERO
+    for c in range(columns):
+        cells |= column << np.uint64(c * (rows + 1))
+    return cells
+
+
+@njit(cache=True)
+def _window_counts(own, other, board, step):
+    """Counts of the four-cell windows along bit distance ``step`` that hold none of
+    ``other``'s stones and at least 1, 2 and 3 of ``own``'s (a tuple of three ints)."""
+    free = board & ~other
+    two, three = step + step, step + step + step
+    starts = free & (free >> step) & (free >> two) & (free >> three)
+    a, b, c, d = own, own >> step, own >> two, own >> three
+    one_up = a | b | c | d
+    two_up = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
+    three_up = (a & b & (c | d)) | (c & d & (a | b))
+    return (
+        stone_count(starts & one_up),
+        stone_count(starts & two_up),
+        stone_count(starts & three_up),
+    )
+
+
+@njit(cache=True)
+def _line_score(own, other, rows, columns):
+    """Weighted open windows of ``own``: 1 per window with one stone, 4 with two, 9 with
+    three (windows blocked by ``other`` count nothing)."""
+    board = board_mask(rows, columns)
+    height = np.uint64(rows)
+    total = 0.0
+    for step in (_ONE, height, height + _ONE, height + np.uint64(2)):
+        ones, twos, threes = _window_counts(own, other, board, step)
+        total += ones + 3.0 * twos + 5.0 * threes
+    return total
+
+
+@njit(cache=True)
+def _threat_score(own, mask, rows, columns, good_rows):
+    """Empty cells where ``own`` would complete four: 3 each on rows of ``own``'s parity
+    (odd rows for the first player, even rows for the second: the zugzwang rule), 1.5
+    elsewhere, and 2 more for one that is playable now."""
+    cells = winning_cells(own, mask, rows, columns)
+    playable = playable_cells(mask, rows, columns)
+    return (
+        3.0 * stone_count(cells & good_rows)
+        + 1.5 * stone_count(cells & ~good_rows)
+        + 2.0 * stone_count(cells & playable)
+    )
+
+
+@njit(cache=True)
+def evaluate_kernel(state):
+    """Threat-based value of a non-terminal position from the side to move's view, in
+    (-1, 1): open windows (weighted by stones in them), threats (empty cells that complete
+    four, with the odd/even row rule) and a small bonus for moving."""
+    rows, columns = np.int64(state[ROWS]), np.int64(state[COLUMNS])
+    current, mask = state[CURRENT], state[MASK]
+    other = current ^ mask
+    first_to_move = stone_count(mask) % 2 == 0
+    odd_rows = _rows_pattern(rows, columns, 0)  # rows 1, 3, 5 counted from 1 at the bottom
+    even_rows = _rows_pattern(rows, columns, 1)
+    own_rows, other_rows = (odd_rows, even_rows) if first_to_move else (even_rows, odd_rows)
+    raw = 0.05 * (_line_score(current, other, rows, columns)
+                  - _line_score(other, current, rows, columns))
+    raw += _threat_score(current, mask, rows, columns, own_rows)
+    raw -= _threat_score(other, mask, rows, columns, other_rows)
+    return 0.99 * np.tanh(0.1 * (raw + 0.5))
+
+
+# ----------------------------------------------------------------------------- solver
+# Pons' constants for the standard board; the compiled solver is specialised to them.
+_H, _W = 6, 7
+_CELLS = _H * _W
+_MIN_SCORE = -(_CELLS // 2) + 3
+_MAX_SCORE = (_CELLS + 1) // 2 - 3
+_LOWER_OFFSET = _MAX_SCORE - 2 * _MIN_SCORE + 2  # stored lower bounds lie above this
+_TABLE_SIZE = 8388593  # a prime below 2**23: index and 32-bit check identify a 49-bit key
+_COLUMN_ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
+_NODES, _ABORTED, _MAX_NODES = 0, 1, 2
+_CHECK_EVERY = 4095  # look at the clock when nodes & _CHECK_EVERY == 0
+
+
+@njit(cache=True)
+def _column_bits(column):
+    return ((_ONE << np.uint64(_H)) - _ONE) << np.uint64(column * (_H + 1))
+
+
+@njit(cache=True)
+def _non_losing_moves(current, mask):
+    """Playable cells (bitboard) that do not let the opponent win at once: a forced block
+    when there is one threat to parry, nothing when there are two, never the cell under
+    an opponent's winning cell."""
+    possible = playable_cells(mask, _H, _W)
+    threats = winning_cells(current ^ mask, mask, _H, _W)
+    forced = possible & threats
+    if forced != _ZERO:
+        if forced & (forced - _ONE) != _ZERO:
+            return _ZERO
+        possible = forced
+    return possible & ~(threats >> _ONE)
+
+
+@njit(cache=True)
+def _table_get(keys, values, key):
+    """The stored byte for ``key`` (0 = nothing stored)."""
+    index = np.int64(key % np.uint64(_TABLE_SIZE))
+    if keys[index] == np.uint32(key & np.uint64(0xFFFFFFFF)):
+        return np.int64(values[index])
+    return 0
+
+
+@njit(cache=True)
+def _table_put(keys, values, key, value):
+    index = np.int64(key % np.uint64(_TABLE_SIZE))
+    keys[index] = np.uint32(key & np.uint64(0xFFFFFFFF))
+    values[index] = value
+
+
+@njit
+def _tick(stats, deadline):
+    """Count a node; every few thousand nodes, flag an abort when time or nodes run out."""
+    stats[_NODES] += 1
+    if stats[_NODES] & _CHECK_EVERY == 0:
+        if stats[_NODES] > stats[_MAX_NODES] or monotonic() > deadline:
+            stats[_ABORTED] = 1
+
+
+@njit(cache=True)
+def _sorted_moves(current, mask, possible, out):
+    """Fill ``out[:count]`` with the moves (one-bit boards) of ``possible`` best first: most
+    winning cells created, centre columns first on ties (``out[_W:]`` holds their scores,
+    uint64 like ``out`` so one scratch row serves both); returns ``count``."""
+    count = 0
+    for i in range(_W):
+        move = possible & _column_bits(_COLUMN_ORDER[i])
+        if move == _ZERO:
+            continue
+        score = np.uint64(stone_count(winning_cells(current | move, mask, _H, _W)))
+        j = count
+        while j > 0 and out[_W + j - 1] < score:
+            out[j], out[_W + j] = out[j - 1], out[_W + j - 1]
+            j -= 1
+        out[j], out[_W + j] = move, score
+        count += 1
+    return count
+
+
+@njit
+def _negamax(current, mask, played, alpha, beta, keys, values, stats, deadline, scratch):
+    """Pons' score of a position where the side to move cannot win at once, if it lies in
+    (alpha, beta); otherwise a bound on the right side of the window (fail-soft)."""
+    _tick(stats, deadline)
+    possible = _non_losing_moves(current, mask)
+    if possible == _ZERO:
+        return -((_CELLS - played) // 2)
+    if played >= _CELLS - 2:
+        return 0
+    low = -((_CELLS - 2 - played) // 2)
+    if alpha < low:
+        alpha = low
+        if alpha >= beta:
+            return alpha
+    high = (_CELLS - 1 - played) // 2
+    key = position_key(current, mask)
+    stored = _table_get(keys, values, key)
+    if stored > _MAX_SCORE - _MIN_SCORE + 1:  # a stored lower bound
+        low = stored - _LOWER_OFFSET
+        if alpha < low:
+            alpha = low
+            if alpha >= beta:
+                return alpha
+    elif stored != 0:  # a stored upper bound
+        high = stored + _MIN_SCORE - 1
+    if beta > high:
+        beta = high
+        if alpha >= beta:
+            return beta
+    moves = scratch[played]
+    for i in range(_sorted_moves(current, mask, possible, moves)):
+        score = -_negamax(current ^ mask, mask | moves[i], played + 1, -beta, -alpha,
+                          keys, values, stats, deadline, scratch)
+        if stats[_ABORTED]:
+            return 0
+        if score >= beta:
+            _table_put(keys, values, key, score + _LOWER_OFFSET)
+            return score
+        if score > alpha:
+            alpha = score
+    _table_put(keys, values, key, alpha - _MIN_SCORE + 1)
+    return alpha
+
+
+@njit
+def _score(current, mask, keys, values, stats, deadline, scratch):
+    """Pons' exact score of a position without an immediate win, by null-window searches
+    that bisect [min, max] (biased towards 0, where most scores lie, as in Pons' solver)."""
+    played = stone_count(mask)
+    low = -((_CELLS - played) // 2)
+    high = (_CELLS + 1 - played) // 2
+    while low < high and not stats[_ABORTED]:
+        middle = low + (high - low) // 2
+        if middle <= 0 and low // 2 < middle:
+            middle = low // 2
+        elif middle >= 0 and high // 2 > middle:
+            middle = high // 2
+        result = _negamax(current, mask, played, middle, middle + 1,
+                          keys, values, stats, deadline, scratch)
+        if result <= middle:
+            high = result
+        else:
+            low = result
+    return low
+
+
+@njit(cache=True)
+def _first_column(bits):
+    """The first column in centre-first order that holds a bit of ``bits`` (-1 if none)."""
+    for i in range(_W):
+        if bits & _column_bits(_COLUMN_ORDER[i]) != _ZERO:
+            return _COLUMN_ORDER[i]
+    return -1
+
+
+@njit
+def _optimal_column(current, mask, score, keys, values, stats, deadline, scratch):
+    """A column that achieves ``score`` (the position's exact score, no immediate win):
+    the first non-losing move in centre-first order whose reply position scores ``-score``
+    (tested with a null window). When every move loses at once, the first legal column."""
+    possible = _non_losing_moves(current, mask)
+    if possible == _ZERO:
+        return _first_column(playable_cells(mask, _H, _W))
+    played = stone_count(mask)
+    for i in range(_W):
+        move = possible & _column_bits(_COLUMN_ORDER[i])
+        if move == _ZERO:
+            continue
+        reply = _negamax(current ^ mask, mask | move, played + 1, -score, -score + 1,
+                         keys, values, stats, deadline, scratch)
+        if stats[_ABORTED] or reply <= -score:
+            return _COLUMN_ORDER[i]
+    return -1
+
+
+@njit
+def _solve(current, mask, keys, values, stats, seconds):
+    """(column, score) of the 6x7 position; the column is strictly optimal (fastest win,
+    slowest loss). Gives up after ``seconds`` (counted from here, so compiling is not
+    charged); check ``stats[_ABORTED]`` before trusting the answer."""
+    deadline = monotonic() + seconds
+    played = stone_count(mask)
+    scratch = np.zeros((_CELLS + 1, 2 * _W), np.uint64)
+    wins = winning_cells(current, mask, _H, _W) & playable_cells(mask, _H, _W)
+    if wins != _ZERO:
+        return _first_column(wins), (_CELLS + 1 - played) // 2
+    score = _score(current, mask, keys, values, stats, deadline, scratch)
+    if stats[_ABORTED]:
+        return -1, 0
+    column = _optimal_column(current, mask, score, keys, values, stats, deadline, scratch)
+    return column, score
+
+
+_table: list[np.ndarray] = []
+
+
+def _transposition_table() -> tuple[np.ndarray, np.ndarray]:
+    """The process-wide solver table (32-bit key checks, bound bytes), made on first use."""
+    if not _table:
+        _table.extend([np.zeros(_TABLE_SIZE, np.uint32), np.zeros(_TABLE_SIZE, np.int8)])
+    return _table[0], _table[1]
+
+
+def solve_position(current: np.uint64, mask: np.uint64, time_limit: float | None = None,
+                   max_nodes: int | None = None) -> Solution | None:
+    """Solve the 6x7 position given by Pons' bitboards (the side to move has no four and the
+    game is not over). Returns ``Solution(column, score, nodes)``, or None when
+    ``time_limit`` seconds or ``max_nodes`` nodes run out (see the module docstring)."""
+    if time_limit is None and max_nodes is None:
+        max_nodes = DEFAULT_MAX_NODES
+    stats = np.array([0, 0, np.iinfo(np.int64).max if max_nodes is None else max_nodes],
+                     dtype=np.int64)
+    seconds = np.inf if time_limit is None else float(time_limit)
+    keys, values = _transposition_table()
+    column, score = _solve(np.uint64(current), np.uint64(mask), keys, values, stats, seconds)
+    if stats[_ABORTED]:
+        return None
+    return Solution(int(column), int(score), int(stats[_NODES]))
+
+
+def solve(state: np.ndarray, time_limit: float | None = None,
+          max_nodes: int | None = None) -> Solution | None:
+    """Exact solution of a Connect Four state: the strictly optimal column (action) and
+    Pons' score from the side to move's view. None for a finished game, a board other
+    than 6x7, or when the budget runs out (``time_limit`` seconds; without one,
+    ``max_nodes``, default :data:`DEFAULT_MAX_NODES`)."""
+    if state[OUTCOME] != ONGOING or (int(state[ROWS]), int(state[COLUMNS])) != (_H, _W):
+        return None
+    return solve_position(state[CURRENT], state[MASK], time_limit, max_nodes)

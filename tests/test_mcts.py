@@ -1,0 +1,291 @@
+"""MCTS against exact answers: the textbook bandit hand calculations, Nim, sign conventions,
+the solver, tree reuse, budgets, and strength against perfect and random players."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from boardzoo.agents import MCTSAgent, RandomAgent
+from boardzoo.agents.mcts.rules import (
+    C_C,
+    C_FPU_MODE,
+    C_KIND,
+    CONFIG_SIZE,
+    FPU_CONSTANT,
+    PUCT,
+    UCT,
+    backup,
+    expand,
+    mix_dirichlet,
+    propagate_proof,
+    select_child,
+    visit_policy,
+)
+from boardzoo.agents.mcts.tree import ACTION, DEPTH, LOSS, PROVEN, VISITS, WIN, Tree
+from boardzoo.arena import play_game
+from boardzoo.envs import make_env
+from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.rng import make_rng
+
+DATA = Path(__file__).parent / "data"
+VALUES = (0.8, 0.4, 0.1)  # arms A, B, C
+
+
+def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list[int]]:
+    """Selection on a one-level tree whose arms return fixed values; returns the order in
+    which arms were chosen and the visit counts."""
+    tree = Tree(16)
+    cfg = np.zeros(CONFIG_SIZE)
+    cfg[C_KIND], cfg[C_C], cfg[C_FPU_MODE] = kind, c, FPU_CONSTANT  # unvisited Q = 0
+    expand(tree.ints, tree.floats, tree.meta, 0, 0, np.ones(3, bool), np.array(priors), False,
+           make_rng(0))
+    tree.ints[0, VISITS] = 1  # the visit that expanded the root
+    path, order = np.zeros(2, np.int64), []
+    for _ in range(simulations):
+        path[1] = select_child(tree.ints, tree.floats, 0, cfg)
+        arm = int(tree.ints[path[1], ACTION])
+        order.append("ABC"[arm])
+        backup(tree.ints, tree.floats, path, 2, VALUES[arm])
+    return "".join(order), tree.ints[1:4, VISITS].tolist()
+
+
+def test_uct_bandit_matches_the_hand_calculation():
+    order, visits = run_bandit(UCT, 1.4, (1 / 3, 1 / 3, 1 / 3), 12)
+    assert order == "ABCABACABAAA" and visits == [7, 3, 2]
+    assert run_bandit(UCT, 1.4, (1 / 3, 1 / 3, 1 / 3), 400)[1] == [349, 35, 16]
+
+
+def test_puct_bandit_matches_the_hand_calculation():
+    order, visits = run_bandit(PUCT, 1.5, (0.7, 0.2, 0.1), 400)
+    assert order[:12] == "A" * 12
+    assert order.index("B") + 1 == 14 and order.index("C") + 1 == 43
+    assert visits == [384, 13, 3]
+
+
+def test_visit_counts_to_policy_with_temperature():
+    visits = [60, 30, 10]
+    np.testing.assert_allclose(visit_policy(visits, 1.0), [0.6, 0.3, 0.1])
+    np.testing.assert_allclose(visit_policy(visits, 0.5), [0.782608696, 0.195652174, 0.021739130])
+    np.testing.assert_allclose(visit_policy(visits, 0.1),
+                               [0.999024374, 0.000975610, 0.000000017], atol=1e-9)
+    np.testing.assert_array_equal(visit_policy(visits, 0.0), [1.0, 0.0, 0.0])
+
+
+def test_dirichlet_noise_keeps_priors_in_bounds():
+    priors = np.array([0.7, 0.2, 0.1])
+    rng = np.random.default_rng(0)
+    for _ in range(1000):
+        mixed = mix_dirichlet(priors, np.ones(3, bool), 0.25, 0.3, rng)
+        assert np.all(mixed >= 0.75 * priors - 1e-12)
+        assert np.all(mixed <= 0.75 * priors + 0.25 + 1e-12)
+        assert mixed.sum() == pytest.approx(1.0)
+
+
+def pure_uct(simulations: int, seed: int) -> MCTSAgent:
+    return MCTSAgent(simulations=simulations, selection="uct", rollout="random", solver=False,
+                     reuse_tree=False, c=1.4, seed=seed)
+
+
+def count_take_three(heap: int, simulations: int, seeds: int = 200) -> int:
+    env = make_env("nim", heaps=(heap,))
+    env.reset()
+    return sum(pure_uct(simulations, seed).act(env) == 2 for seed in range(seeds))
+
+
+def test_nim_11_pure_uct_takes_three():
+    assert count_take_three(11, 1000) >= 196
+
+
+def test_nim_15_pure_uct_takes_three_with_5000_simulations():
+    assert count_take_three(15, 5000) >= 196
+
+
+def test_solver_proves_nim_15_and_plays_the_shortest_win():
+    env = make_env("nim", heaps=(15,))
+    env.reset()
+    agent = MCTSAgent(simulations=100_000, selection="uct", solver=True, reuse_tree=False, seed=0)
+    result = agent.search(env)
+    assert result.proven == "win" and result.action == 2
+    assert result.simulations < 100_000  # a proven root stops the search
+
+
+def test_sign_convention_picks_the_win_not_the_loss():
+    """Heap 5, take 1-3: taking 1 leaves 4 (a loss for the opponent); taking 2 or 3 lets the
+    opponent take the rest. Reading the child values from the wrong side picks 2 or 3."""
+    env = make_env("nim", heaps=(5,))
+    env.reset()
+    result = pure_uct(2000, seed=1).search(env)
+    assert result.action == 0
+    assert result.q[0] > 0 > max(result.q[1], result.q[2])
+
+
+def test_solver_plays_the_shortest_win():
+    """X to move can connect four at once in column 1 (and has slower wins elsewhere)."""
+    env = make_env("connect_four")
+    env.reset(options={"position": "121212"})
+    result = MCTSAgent(simulations=20_000, seed=0).search(env)
+    assert result.proven == "win" and result.action == 0
+
+
+def test_solver_choice_prefers_short_wins_and_long_losses():
+    """On a hand-built root: among proven wins the shortest, among proven losses the longest."""
+    agent = MCTSAgent(simulations=10)
+    ints = agent.tree.ints
+    expand(ints, agent.tree.floats, agent.tree.meta, 0, 0, np.ones(3, bool), np.full(3, 1 / 3),
+           False, make_rng(0))
+    children = [1, 2, 3]
+    ints[children, PROVEN] = LOSS
+    ints[children, DEPTH] = [1, 5, 3]
+    assert agent._choose(children, None) == 2
+    ints[children, PROVEN] = [WIN, LOSS, WIN]
+    ints[children, DEPTH] = [3, 0, 1]
+    assert agent._choose(children, None) == 3
+    path = np.array([0, 3], np.int64)
+    propagate_proof(ints, path, 2)
+    assert ints[0, PROVEN] == LOSS and ints[0, DEPTH] == 2  # a loss for the root's mover
+
+
+def test_tree_is_reused_after_our_move_and_the_reply():
+    env = make_env("connect_four")
+    env.reset()
+    agent = MCTSAgent(simulations=2000, seed=0)
+    first = agent.search(env)
+    env.step(first.action)
+    reply = first.pv[1]
+    env.step(reply)
+    kept_visits = _subtree_visits(agent, first.action, reply)
+    second = agent.search(env)
+    assert kept_visits > 0
+    assert second.visits.sum() == pytest.approx(kept_visits + 2000 - 1, abs=1)
+
+
+def _subtree_visits(agent: MCTSAgent, first_action: int, reply: int) -> int:
+    ints = agent.tree.ints
+    for child in range(ints[0, 2], ints[0, 2] + ints[0, 3]):
+        if ints[child, ACTION] == first_action:
+            for grandchild in range(ints[child, 2], ints[child, 2] + ints[child, 3]):
+                if ints[grandchild, ACTION] == reply:
+                    return int(ints[grandchild, VISITS]) - 1
+    return 0
+
+
+def test_time_budget_is_respected_and_compile_time_not_charged():
+    env = make_env("othello")
+    env.reset()
+    result = MCTSAgent(time_limit=0.2, seed=0).search(env)
+    assert 0.15 < result.seconds < 1.0
+    assert result.simulations > 50
+
+
+def test_policy_and_root_statistics():
+    env = make_env("connect_four")
+    env.reset()
+    agent = MCTSAgent(simulations=500, seed=0, temperature=1.0)
+    policy = agent.policy(env)
+    stats = agent.last_search
+    assert policy.shape == (7,) and policy.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(policy, stats.visits / stats.visits.sum())
+    assert stats.prior == pytest.approx(np.full(7, 1 / 7))
+    assert stats.pv and stats.pv[0] == int(np.argmax(stats.visits))
+    assert np.all(np.abs(stats.q) <= 1)
+
+
+def test_gumbel_with_few_simulations_finds_the_immediate_win():
+    env = make_env("connect_four")
+    env.reset(options={"position": "121212"})  # X to move, column 1 wins at once
+    for seed in range(10):
+        agent = MCTSAgent(simulations=16, selection="gumbel", seed=seed)
+        assert agent.act(env) == 0
+        assert agent.last_search.policy[0] == agent.last_search.policy.max()
+
+
+def test_puct_rave_and_widening_play_legal_sensible_moves():
+    env = make_env("gomoku", board_size=9)
+    # X has E5-E8 with E4 blocked by O: O must block E9 or lose at once
+    env.reset(options={"moves": ["E5", "E4", "E6", "A1", "E7", "A2", "E8"]})
+    for agent in (
+        MCTSAgent(simulations=3000, rave=True, seed=0),
+        MCTSAgent(simulations=3000, selection="puct", progressive_widening=True, seed=0),
+    ):
+        assert env.action_to_str(agent.act(env)) == "E9"
+
+
+def test_errors_are_clear():
+    env = make_env("tictactoe")
+    env.reset(options={"moves": [0, 3, 1, 4, 2]})
+    with pytest.raises(GameOverError):
+        MCTSAgent(simulations=10).act(env)
+    with pytest.raises(InvalidOptionError, match="selection"):
+        MCTSAgent(selection="ucb")
+    with pytest.raises(InvalidOptionError, match="simulations"):
+        MCTSAgent(simulations=0)
+    with pytest.raises(InvalidOptionError, match="dirichlet"):
+        MCTSAgent(dirichlet=(1.5, 0.3))
+
+
+def perfect_tictactoe_moves() -> dict[str, list[int]]:
+    moves = {}
+    for line in (DATA / "tictactoe" / "ttt_all_positions.tsv").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        board, _, status, _, optimal = line.split("\t")
+        if status == "ongoing":
+            moves[board] = [int(m) for m in optimal.split(",")]
+    return moves
+
+
+class PerfectTicTacToe:
+    """Plays a uniformly random optimal move (from the exhaustive table)."""
+
+    def __init__(self, seed: int):
+        self.table = perfect_tictactoe_moves()
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, env) -> int:
+        return int(self.rng.choice(self.table[env.position()]))
+
+
+@pytest.mark.slow
+def test_tictactoe_mcts_never_loses_to_a_perfect_player_or_random():
+    for game in range(100):
+        mcts = MCTSAgent(simulations=1000, seed=game)
+        seats = [mcts, PerfectTicTacToe(game)] if game % 2 == 0 else [PerfectTicTacToe(game), mcts]
+        _, returns, _, _ = play_game("tictactoe", seats)
+        assert returns[game % 2] >= 0, f"MCTS lost game {game}"
+    for game in range(200):
+        mcts = MCTSAgent(simulations=1000, seed=game)
+        seats = [mcts, RandomAgent(game)] if game % 2 == 0 else [RandomAgent(game), mcts]
+        _, returns, _, _ = play_game("tictactoe", seats)
+        assert returns[game % 2] >= 0, f"MCTS lost game {game} to random"
+
+
+def test_go_7x7_root_statistics_are_not_uniform_and_prefer_the_centre():
+    """With real rules the first move matters (a simplified Go that scores stones without
+    captures gives every move 50%). Over 20 seeded searches of 1000 simulations the most
+    visited move is off the edge at least 15 times (a random pick is off the edge 25 times in
+    50: P(>= 15 of 20 by chance) = 0.021), and the visits reject uniformity (chi-square,
+    49 degrees of freedom, above the 0.999 quantile 85.35)."""
+    env = make_env("go", board_size=7)
+    env.reset()
+    off_edge = 0
+    for seed in range(20):
+        result = MCTSAgent(simulations=1000, seed=seed).search(env)
+        best = int(np.argmax(result.visits))
+        row, col = divmod(best, 7)
+        off_edge += best != 49 and 0 < row < 6 and 0 < col < 6
+        expected = result.visits.mean()
+        assert ((result.visits - expected) ** 2 / expected).sum() > 85.35
+    assert off_edge >= 15
+
+
+@pytest.mark.slow
+def test_connect_four_solved_positions_at_100k_simulations():
+    """At 100,000 simulations the defaults keep the game-theoretic result in at least 90% of
+    the 15-25-stone positions (full table: python -m benchmarks.strength)."""
+    from benchmarks.strength import connect_four_accuracy
+
+    positions, preserving, _ = connect_four_accuracy(100_000, buckets=("15-25",))["15-25"]
+    assert positions == 80 and preserving >= 0.90

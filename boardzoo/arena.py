@@ -208,6 +208,8 @@ def play_match(
                 agent.time_limit = time_limit
     openings = random_openings(game, (games + 1) // 2, opening_plies, seed, game_options)
     path = Path(out) if out is not None else None
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
     records = _load_records(path) if path else {}
     todo = [
         (game, agent_a, agent_b, i, openings[(i // 2) % len(openings)], game_options, seed)
@@ -368,8 +370,6 @@ def tournament(
     matches = {}
     for pair_index, (a, b) in enumerate(combinations(names, 2)):
         path = Path(out) / f"{_slug(a)}__vs__{_slug(b)}.jsonl" if out is not None else None
-        if path:
-            path.parent.mkdir(parents=True, exist_ok=True)
         matches[(a, b)] = play_match(
             game,
             agents[a],

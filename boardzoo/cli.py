@@ -6,6 +6,7 @@ Run ``boardzoo --help`` or ``boardzoo COMMAND --help``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,7 +14,10 @@ from typing import Any
 
 from boardzoo.errors import BoardzooError
 
-DEFAULT_ARENA_AGENTS = "random random:seed=1"
+DEFAULT_GAME = "connect_four"
+DEFAULT_ARENA_AGENTS = (
+    "random alphabeta:time_limit=0.05 mcts:simulations=1000 mcts:simulations=10000"
+)
 
 
 def _option_value(text: str) -> tuple[str, Any]:
@@ -44,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         "game",
         nargs="?",
         default=None,
-        help="game name (tictactoe, nim, connect_four, othello, go, gomoku); default: every game",
+        help="game name (tictactoe, nim, connect_four, othello, go, gomoku); "
+        f"default: {DEFAULT_GAME}",
     )
     arena.add_argument(
         "--agents",
@@ -55,7 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--games", type=int, default=20, help="games per pair (default: 20)")
     arena.add_argument("--seed", type=int, default=0)
     arena.add_argument("--opening-plies", type=int, default=2)
-    arena.add_argument("--workers", type=int, default=1, help="parallel game processes")
+    arena.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="parallel game processes (default: %(default)s)",
+    )
     arena.add_argument(
         "--backend", choices=["local"], default="local", help="where games run (local processes)"
     )
@@ -136,45 +146,37 @@ def run_arena(args: argparse.Namespace) -> int:
 
     from boardzoo.agents import make_agent
     from boardzoo.arena import tournament
-    from boardzoo.envs import GAMES
 
     console = Console()
-    games = [args.game] if args.game else list(GAMES)
+    game = args.game or DEFAULT_GAME
     specs = args.agents.split()
     names = _unique_names(specs)
-    options = dict(args.option)
+    agents = {
+        name: make_agent(spec, seed=args.seed + k)
+        for k, (name, spec) in enumerate(zip(names, specs, strict=True))
+    }
+    out = Path(args.out) / game
     pairs = len(names) * (len(names) - 1) // 2
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} games"),
-        TimeRemainingColumn(),
-        console=console,
-    ) as progress:
-        results = []
-        for game in games:
-            agents = {
-                name: make_agent(spec, seed=args.seed + k)
-                for k, (name, spec) in enumerate(zip(names, specs, strict=True))
-            }
-            task = progress.add_task(game, total=pairs * args.games)
-            results.append(
-                tournament(
-                    game,
-                    agents,
-                    games_per_pair=args.games,
-                    seed=args.seed,
-                    opening_plies=args.opening_plies,
-                    game_options=options if args.game else {},
-                    out=Path(args.out) / game,
-                    workers=args.workers,
-                    progress=lambda n, task=task: progress.advance(task, n),
-                )
-            )
-    for result in results:
-        result.table(console)
-        paths = result.save(Path(args.out) / result.game)
-        console.print(f"saved {', '.join(str(p) for p in paths)}")
+    console.print(f"[bold]{game}[/]: {len(names)} agents, {args.games} games per pair, "
+                  f"{args.workers} worker(s); records in {out}/ (a rerun resumes)")
+    columns = (TextColumn("{task.description}"), BarColumn(),
+               TextColumn("{task.completed}/{task.total} games"), TimeRemainingColumn())
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task(game, total=pairs * args.games)
+        result = tournament(
+            game,
+            agents,
+            games_per_pair=args.games,
+            seed=args.seed,
+            opening_plies=args.opening_plies,
+            game_options=dict(args.option),
+            out=out,
+            workers=args.workers,
+            progress=lambda n: progress.advance(task, n),
+        )
+    result.table(console)
+    paths = result.save(out)
+    console.print(f"saved {', '.join(str(p) for p in paths)}")
     return 0
 
 

@@ -1,0 +1,380 @@
+"""Go knowledge: position keys, an area-estimate evaluation and a capture/atari-aware
+playout policy (the knowledge-module contract of :mod:`boardzoo.knowledge`).
+
+Everything reuses the compiled board of :mod:`boardzoo.envs.go` (chains with
+pseudo-liberties, the Zobrist hash, the eye test, the legality test and Tromp-Taylor
+ownership).
+
+Position key (:func:`key_kernel`)
+    The board's Zobrist hash, xor a key for White to move, xor a key for the simple-ko ban
+    point (when the ko rule has one), xor a key when the last move was a pass (a second pass
+    would end the game). The superko history is **not** part of the key: two positions with
+    the same board, side to move, ko ban and pass state share a key even when different
+    earlier positions make different moves illegal under positional/situational superko.
+
+Evaluation (:func:`evaluate_kernel`)
+    An area estimate from the side to move's view, squashed by ``tanh(score / (0.5 N*N))``:
+
+    * stones count for their colour; empty regions that touch only one colour count for it
+      (Tromp-Taylor area);
+    * every other empty point counts for a colour when that colour's influence there
+      exceeds the other's by at least :data:`CLAIM` (Zobrist-style influence: each stone
+      radiates ``4 - d`` to the points at Manhattan distance ``d <= 3``), so a lone stone
+      claims its four neighbours and a wall the points two lines away;
+    * komi is subtracted from White's area;
+    * atari: the side to move gains 2 points per stone of the largest opponent chain in
+      atari (it can capture it now) and loses 1 point per stone of its own chains in atari
+      (it can save at most one of them with its move).
+
+    Without chains in atari the value is exactly antisymmetric: swapping the side to move
+    (with komi 0) negates it. Dead stones are not recognised.
+
+Playout policy (:func:`heuristic_playout_kernel`)
+    At every move, with this priority (as in MoGo's and Fuego's simple playout policies):
+
+    1. capture: a legal move on the last liberty of the chain the opponent just played to,
+       or of an opponent chain in atari next to one of our chains the last move put in
+       atari (uniformly among these);
+    2. save: extend one of our chains in atari next to the last move on its liberty, if the
+       extended chain then has at least two liberties;
+    3. otherwise the game's own eye-respecting uniformly random move (pass when none),
+       redrawn up to :data:`SELF_ATARI_TRIES` times while it would leave a chain of two or
+       more stones in atari (a big self-atari, as Fuego's playouts avoid; a lone stone may
+       still throw in).
+
+    Measured against the plain playout (MCTS, 1000 simulations each, 7x7, komi 9, 100
+    games): 0.77 [0.68, 0.84] with step 3's self-atari filter, 0.55 [0.40, 0.69] (40 games)
+    without it.
+
+    No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go`)
+    and every move is legal under the state's ko/superko/suicide rules; the game ends as the
+    plain playout does (two passes, or ``max_moves``). Only chains near the last move are
+    examined, so a tactical move costs a few neighbour look-ups.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY, TO_PLAY
+from boardzoo.envs.go import (
+    BLACK,
+    COUNT,
+    EMPTY,
+    HASH,
+    KO_POINT,
+    KO_RULE,
+    KOMI2,
+    LIBS,
+    LSUM,
+    NEXT,
+    NO_KO,
+    PASSES,
+    ROOT,
+    SIZE,
+    STONE,
+    WHITE,
+    WHITE_TO_MOVE_KEY,
+    _apply,
+    _empty_points,
+    _fill_ownership,
+    _grid,
+    _history_start,
+    _in_atari,
+    _is_eye,
+    _is_legal,
+    _num_slots,
+    _random_move,
+    _to_action,
+    _to_point,
+    _update_empties,
+    _zobrist_keys,
+    moves_since,
+)
+from boardzoo.rng import below
+
+__all__ = [
+    "RADIUS",
+    "CLAIM",
+    "key_kernel",
+    "evaluate_kernel",
+    "exact_value",
+    "heuristic_playout_kernel",
+    "heuristic_playout_trace_kernel",
+]
+
+RADIUS = 3
+"""A stone's influence on a point at Manhattan distance d is ``RADIUS + 1 - d`` (0 beyond)."""
+CLAIM = 3
+"""Influence (own minus opponent's) from which a contested empty point counts as area."""
+SELF_ATARI_TRIES = 3
+"""How many times the random move is redrawn while it is a big self-atari."""
+SCALE_PER_POINT = 0.5
+"""The evaluation is ``tanh(score / (SCALE_PER_POINT * N * N))``."""
+
+_SLOTS = _num_slots(19)
+_EXTRA_KEYS = _zobrist_keys(_SLOTS + 1, seed=20240612)
+_KO_KEYS = _EXTRA_KEYS[:_SLOTS]  # one per padded point: the simple-ko ban
+_PASS_KEY = _EXTRA_KEYS[_SLOTS]  # the last move was a pass
+
+
+# ------------------------------------------------------------------------ key and value
+@njit(cache=True)
+def key_kernel(state):
+    """Transposition key: board hash, side to move, ko ban point and "last move was a
+    pass" (the superko history is not included; see the module docstring)."""
+    key = state[HASH]
+    if state[TO_PLAY] == 1:
+        key ^= WHITE_TO_MOVE_KEY
+    if state[KO_RULE] != NO_KO and state[KO_POINT] != 0:
+        key ^= _KO_KEYS[state[KO_POINT]]
+    if state[PASSES] > 0:
+        key ^= _PASS_KEY
+    return np.uint64(key)
+
+
+@njit(cache=True)
+def exact_value(state):
+    """+1 / 0 / -1: the result of a finished game for the side to move at that point."""
+    outcome = state[OUTCOME]
+    if outcome == DRAW or outcome == ONGOING:
+        return 0
+    return 1 if outcome == state[TO_PLAY] + 1 else -1
+
+
+# --------------------------------------------------------------------------- evaluation
+@njit(cache=True)
+def _influence(state, owner):
+    """Give each neutral empty point of ``owner`` (from ``_fill_ownership``) to the colour
+    whose influence there reaches :data:`CLAIM` (see the module docstring)."""
+    g = _grid(state)
+    n = state[SIZE]
+    w = n + 1
+    total = np.zeros(owner.shape[0], dtype=np.int64)  # Black's influence minus White's
+    for row in range(1, n + 1):
+        for col in range(1, n + 1):
+            s = g[STONE, row * w + col]
+            if s != BLACK and s != WHITE:
+                continue
+            sign = 1 if s == BLACK else -1
+            for r in range(max(1, row - RADIUS), min(n, row + RADIUS) + 1):
+                reach = RADIUS - abs(r - row)
+                for c in range(max(1, col - reach), min(n, col + reach) + 1):
+                    total[r * w + c] += sign * (RADIUS + 1 - abs(r - row) - abs(c - col))
+    for p in range(owner.shape[0]):
+        if owner[p] == 0 and g[STONE, p] == EMPTY:
+            if total[p] >= CLAIM:
+                owner[p] = BLACK
+            elif total[p] <= -CLAIM:
+                owner[p] = WHITE
+
+
+@njit(cache=True)
+def _atari_points(g, n, w, colour):
+    """(stones of ``colour``'s chains in atari, stones of the largest such chain)."""
+    total = largest = 0
+    for row in range(1, n + 1):
+        for p in range(row * w + 1, row * w + n + 1):
+            if g[STONE, p] == colour and g[ROOT, p] == p and _in_atari(g, p):
+                total += g[COUNT, p]
+                largest = max(largest, g[COUNT, p])
+    return total, largest
+
+
+@njit(cache=True)
+def _score_for_mover(state):
+    """The estimated score (points) from the side to move's view; see the module docstring."""
+    n = state[SIZE]
+    owner = np.empty(_num_slots(n), dtype=np.int64)
+    _fill_ownership(state, owner)
+    _influence(state, owner)
+    area = 0  # Black's minus White's
+    for p in range(owner.shape[0]):
+        if owner[p] == BLACK:
+            area += 1
+        elif owner[p] == WHITE:
+            area -= 1
+    black_score = area - state[KOMI2] / 2.0
+    mover = state[TO_PLAY] + 1
+    g = _grid(state)
+    own_atari, _ = _atari_points(g, n, n + 1, mover)
+    _, their_largest = _atari_points(g, n, n + 1, 3 - mover)
+    score = black_score if mover == BLACK else -black_score
+    return score + 2.0 * their_largest - own_atari
+
+
+@njit(cache=True)
+def evaluate_kernel(state):
+    """Heuristic value of a non-terminal position from the side to move's view, strictly
+    inside (-1, 1): ``tanh(score / (0.5 N*N))`` of the area estimate of the module docstring."""
+    n = state[SIZE]
+    scaled = _score_for_mover(state) / (SCALE_PER_POINT * n * n)
+    return math.tanh(min(max(scaled, -15.0), 15.0))
+
+
+# ----------------------------------------------------------------------- playout policy
+@njit(cache=True)
+def _last_point(state):
+    """Padded point of the last move, or 0 when there is none or it was a pass."""
+    if state[PLY] == 0:
+        return 0
+    action = state[_history_start(state) + state[PLY] - 1] // 2
+    n = state[SIZE]
+    return 0 if action == n * n else _to_point(state, action)
+
+
+@njit(cache=True)
+def _liberty(g, root):
+    """The only liberty of a chain in atari (its pseudo-liberties all name it)."""
+    return g[LSUM, root] // g[LIBS, root]
+
+
+@njit(cache=True)
+def _push(candidates, k, p):
+    if k < candidates.shape[0]:
+        candidates[k] = p
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _attacker_captures(g, w, root, candidates, k):
+    """Append the liberties of the opponent chains in atari that touch the chain ``root``."""
+    other = 3 - g[STONE, root]
+    s = root
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if g[STONE, q] == other and _in_atari(g, g[ROOT, q]):
+                k = _push(candidates, k, _liberty(g, g[ROOT, q]))
+        s = g[NEXT, s]
+        if s == root:
+            break
+    return k
+
+
+@njit(cache=True)
+def _liberties_after(g, w, p, colour):
+    """Liberties (counted up to 2) of ``colour``'s chain after a stone on empty ``p``; a
+    move that captures counts as 2."""
+    first = -1
+    for q in (p - 1, p + 1, p - w, p + w):
+        s = g[STONE, q]
+        if s == 3 - colour and _in_atari(g, g[ROOT, q]):
+            return 2
+        if s == EMPTY:
+            if first >= 0 and q != first:
+                return 2
+            first = q
+        elif s == colour and not _in_atari(g, g[ROOT, q]):  # chains in atari add nothing
+            root = g[ROOT, q]
+            t = root
+            while True:
+                for u in (t - 1, t + 1, t - w, t + w):
+                    if g[STONE, u] == EMPTY and u != p:
+                        if first >= 0 and u != first:
+                            return 2
+                        first = u
+                t = g[NEXT, t]
+                if t == root:
+                    break
+    return 0 if first < 0 else 1
+
+
+@njit(cache=True)
+def _pick_legal(state, g, w, colour, rng, candidates, k):
+    """A uniformly random legal candidate among ``candidates[:k]`` that does not fill one of
+    ``colour``'s eyes, or -1 (rejected candidates are swapped out)."""
+    while k > 0:
+        i = below(rng, k)
+        p = candidates[i]
+        if not _is_eye(g, w, p, colour) and _is_legal(state, g, p, colour):
+            return p
+        k -= 1
+        candidates[i] = candidates[k]
+    return -1
+
+
+@njit(cache=True)
+def _tactical_move(state, g, w, colour, rng, candidates):
+    """A capture, else a saving extension, near the last move (see the module docstring);
+    -1 when there is none."""
+    last = _last_point(state)
+    if last == 0 or g[STONE, last] != 3 - colour:  # no move, a pass, or a suicide
+        return -1
+    k = 0
+    if _in_atari(g, g[ROOT, last]):
+        k = _push(candidates, k, _liberty(g, g[ROOT, last]))
+    for q in (last - 1, last + 1, last - w, last + w):
+        if g[STONE, q] == colour and _in_atari(g, g[ROOT, q]):
+            k = _attacker_captures(g, w, g[ROOT, q], candidates, k)
+    p = _pick_legal(state, g, w, colour, rng, candidates, k)
+    if p >= 0:
+        return p
+    k = 0
+    for q in (last - 1, last + 1, last - w, last + w):
+        if g[STONE, q] == colour and _in_atari(g, g[ROOT, q]):
+            liberty = _liberty(g, g[ROOT, q])
+            if _liberties_after(g, w, liberty, colour) >= 2:
+                k = _push(candidates, k, liberty)
+    return _pick_legal(state, g, w, colour, rng, candidates, k)
+
+
+@njit(cache=True)
+def _is_big_self_atari(g, w, p, colour):
+    """Whether a ``colour`` stone on ``p`` joins another stone in a chain left in atari."""
+    joins = False
+    for q in (p - 1, p + 1, p - w, p + w):
+        joins = joins or g[STONE, q] == colour
+    return joins and _liberties_after(g, w, p, colour) < 2
+
+
+@njit(cache=True)
+def _policy_random_move(state, g, w, colour, rng, empties, where, size):
+    """The game's eye-respecting random move, redrawn up to SELF_ATARI_TRIES times while it
+    is a big self-atari."""
+    p = _random_move(state, g, w, colour, rng, empties, where, size)
+    for _ in range(SELF_ATARI_TRIES):
+        if p < 0 or not _is_big_self_atari(g, w, p, colour):
+            return p
+        p = _random_move(state, g, w, colour, rng, empties, where, size)
+    return p
+
+
+@njit(cache=True)
+def _heuristic_playout(state, rng):
+    """Play the policy of the module docstring in place to the end of the game."""
+    n = state[SIZE]
+    w = n + 1
+    g = _grid(state)
+    empties, where, size = _empty_points(state, g)
+    removed = np.empty(n * n, dtype=np.int64)
+    candidates = np.empty(n * n, dtype=np.int64)
+    while state[OUTCOME] == ONGOING:
+        colour = state[TO_PLAY] + 1
+        point = _tactical_move(state, g, w, colour, rng, candidates)
+        if point < 0:
+            point = _policy_random_move(state, g, w, colour, rng, empties, where, size)
+        if point < 0:
+            _apply(state, n * n, removed)
+            continue
+        count = _apply(state, _to_action(state, point), removed)
+        size = _update_empties(empties, where, size, point, removed, count)
+
+
+@njit(cache=True)
+def heuristic_playout_kernel(state, rng):
+    """Capture/atari-aware playout to the end, in place; returns the outcome code."""
+    _heuristic_playout(state, rng)
+    return state[OUTCOME]
+
+
+@njit(cache=True)
+def heuristic_playout_trace_kernel(state, rng, trace):
+    """Heuristic playout in place that writes the actions played (passes included) into
+    ``trace`` as far as it fits; returns the number of plies played."""
+    start = state[PLY]
+    _heuristic_playout(state, rng)
+    return moves_since(state, start, trace)

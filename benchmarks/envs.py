@@ -41,17 +41,31 @@ class Reference:
 
 
 REFERENCES = {
-    "tictactoe": Reference(pettingzoo="tictactoe_v3", openspiel="tic_tac_toe", aec_target=3.0,
-                           clone_target=20.0),
-    "nim": Reference(options={"heaps": (1, 3, 5, 7), "max_take": None, "misere": True},
-                     openspiel="nim"),
-    "connect_four": Reference(pettingzoo="connect_four_v3", openspiel="connect_four",
-                              aec_target=3.0, clone_target=20.0, playout_target=5.0),
+    "tictactoe": Reference(
+        pettingzoo="tictactoe_v3", openspiel="tic_tac_toe", aec_target=3.0, clone_target=20.0
+    ),
+    "nim": Reference(
+        options={"heaps": (1, 3, 5, 7), "max_take": None, "misere": True}, openspiel="nim"
+    ),
+    "connect_four": Reference(
+        pettingzoo="connect_four_v3",
+        openspiel="connect_four",
+        aec_target=3.0,
+        clone_target=20.0,
+        playout_target=5.0,
+    ),
     "othello": Reference(openspiel="othello", playout_target=10.0),
-    "go": Reference(options={"board_size": 9}, pettingzoo="go_v5",
-                    pettingzoo_options={"board_size": 9}, own_process=True, openspiel="go",
-                    openspiel_options={"board_size": 9}, aec_target=4.0, clone_target=20.0,
-                    playout_target=2.0),
+    "go": Reference(
+        options={"board_size": 9},
+        pettingzoo="go_v5",
+        pettingzoo_options={"board_size": 9},
+        own_process=True,
+        openspiel="go",
+        openspiel_options={"board_size": 9},
+        aec_target=4.0,
+        clone_target=20.0,
+        playout_target=2.0,
+    ),
     "gomoku": Reference(openspiel="gomoku", playout_target=2.0),
 }
 
@@ -104,10 +118,11 @@ def pettingzoo_rates(name: str, options: dict, seconds: float = 0.3) -> dict[str
 
 
 def pettingzoo_rates_in_own_process(name: str, options: dict) -> dict[str, float]:
-    code = ("import json, sys; from benchmarks.envs import pettingzoo_rates; "
-            f"print(json.dumps(pettingzoo_rates({name!r}, {options!r})))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import json, sys; from benchmarks.envs import pettingzoo_rates; "
+        f"print(json.dumps(pettingzoo_rates({name!r}, {options!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -133,24 +148,53 @@ def bench_pettingzoo(game: str, repeats: int) -> list[Row]:
     """The AEC loop and clone+restore against PettingZoo, alternating measurements."""
     ref = REFERENCES[game]
     if ref.pettingzoo is None:
-        return [Row(label(game), "AEC loop", "plies/s", _median(_ours_aec, game, repeats), None,
-                    "no PettingZoo version"),
-                Row(label(game), "clone+restore", "/s", _median(_ours_clone, game, repeats),
-                    None, "no PettingZoo version")]
+        return [
+            Row(
+                label(game),
+                "AEC loop",
+                "plies/s",
+                _median(_ours_aec, game, repeats),
+                None,
+                "no PettingZoo version",
+            ),
+            Row(
+                label(game),
+                "clone+restore",
+                "/s",
+                _median(_ours_clone, game, repeats),
+                None,
+                "no PettingZoo version",
+            ),
+        ]
     ours_aec, ours_clone, theirs_aec, theirs_clone = [], [], [], []
     for _ in range(repeats):
         ours_aec.append(_ours_aec(game, 0.3))
         ours_clone.append(_ours_clone(game, 0.3))
         theirs = (pettingzoo_rates_in_own_process if ref.own_process else pettingzoo_rates)(
-            ref.pettingzoo, ref.pettingzoo_options)
+            ref.pettingzoo, ref.pettingzoo_options
+        )
         theirs_aec.append(theirs["aec"])
         theirs_clone.append(theirs["clone"])
     where = " (own process)" if ref.own_process else ""
     return [
-        Row(label(game), "AEC loop", "plies/s", np.median(ours_aec), np.median(theirs_aec),
-            f"PettingZoo {ref.pettingzoo}{where}", ref.aec_target),
-        Row(label(game), "clone+restore", "/s", np.median(ours_clone), np.median(theirs_clone),
-            f"PettingZoo {ref.pettingzoo} state-keeping clone", ref.clone_target),
+        Row(
+            label(game),
+            "AEC loop",
+            "plies/s",
+            np.median(ours_aec),
+            np.median(theirs_aec),
+            f"PettingZoo {ref.pettingzoo}{where}",
+            ref.aec_target,
+        ),
+        Row(
+            label(game),
+            "clone+restore",
+            "/s",
+            np.median(ours_clone),
+            np.median(theirs_clone),
+            f"PettingZoo {ref.pettingzoo} state-keeping clone",
+            ref.clone_target,
+        ),
     ]
 
 
@@ -188,12 +232,29 @@ def bench_playouts(game: str, repeats: int) -> list[Row]:
     ours = lambda: int(compiled_playouts(rules.playout_kernel, initial, rng, 50))  # noqa: E731
     spiel = _openspiel_game(ref.openspiel, ref.openspiel_options)
     if spiel is None:
-        return [Row(label(game), "random playouts", "plies/s", rate(ours, repeats), None,
-                    "OpenSpiel not installed")]
+        return [
+            Row(
+                label(game),
+                "random playouts",
+                "plies/s",
+                rate(ours, repeats),
+                None,
+                "OpenSpiel not installed",
+            )
+        ]
     py_rng = random.Random(0)
     a, b = interleaved_rates(ours, lambda: openspiel_random_plies(spiel, py_rng), repeats)
-    return [Row(label(game), "random playouts", "plies/s", a, b, "OpenSpiel, Python-driven",
-                ref.playout_target)]
+    return [
+        Row(
+            label(game),
+            "random playouts",
+            "plies/s",
+            a,
+            b,
+            "OpenSpiel, Python-driven",
+            ref.playout_target,
+        )
+    ]
 
 
 def _openspiel_game(name: str | None, options: dict):

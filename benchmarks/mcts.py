@@ -19,8 +19,14 @@ from boardzoo.envs import make_env
 
 SIMULATIONS = 1000
 #: per game (target ratio vs OpenSpiel's C++ MCTSBot)
-TARGETS = {"tictactoe": 0.5, "nim": 0.5, "connect_four": 2.0, "othello": 10.0, "go": 2.0,
-           "gomoku": 2.0}
+TARGETS = {
+    "tictactoe": 0.5,
+    "nim": 0.5,
+    "connect_four": 2.0,
+    "othello": 10.0,
+    "go": 2.0,
+    "gomoku": 2.0,
+}
 EXTRA_GO_SIZES = (7,)
 
 
@@ -28,8 +34,15 @@ def ours_seconds(game: str, options: dict, repeats: int) -> float:
     """Median seconds of one search (compilation excluded: the agent warms up first)."""
     env = make_env(game, **options)
     env.reset()
-    agent = MCTSAgent(simulations=SIMULATIONS, c=math.sqrt(2), selection="uct",
-                      rollout="random", solver=False, reuse_tree=False, seed=0)
+    agent = MCTSAgent(
+        simulations=SIMULATIONS,
+        c=math.sqrt(2),
+        selection="uct",
+        rollout="random",
+        solver=False,
+        reuse_tree=False,
+        seed=0,
+    )
     agent.search(env)
     return statistics.median(agent.search(env).seconds for _ in range(repeats))
 
@@ -66,9 +79,18 @@ def bench_mcts(game: str, repeats: int) -> list[Row]:
         ours_rate = SIMULATIONS / statistics.median(ours)
         theirs_rate = None if theirs[0] is None else SIMULATIONS / statistics.median(theirs)
         note = f"{statistics.median(ours):.4f} s per 1000 simulations"
-        rows.append(Row(name, "MCTS 1000 sims", "sims/s", ours_rate, theirs_rate,
-                        "OpenSpiel C++ MCTSBot" if theirs_rate else "OpenSpiel not installed",
-                        TARGETS.get(game), note))
+        rows.append(
+            Row(
+                name,
+                "MCTS 1000 sims",
+                "sims/s",
+                ours_rate,
+                theirs_rate,
+                "OpenSpiel C++ MCTSBot" if theirs_rate else "OpenSpiel not installed",
+                TARGETS.get(game),
+                note,
+            )
+        )
     return rows
 
 

@@ -29,8 +29,16 @@ def collect(game: str | None, repeats: int, console: Console) -> list[Row]:
 
 def print_table(rows: list[Row], console: Console) -> None:
     table = Table(title="boardzoo bench (one thread; ratios measured in the same run)")
-    for column in ("game", "figure", "boardzoo", "reference", "ratio", "target", "reference is",
-                   "note"):
+    for column in (
+        "game",
+        "figure",
+        "boardzoo",
+        "reference",
+        "ratio",
+        "target",
+        "reference is",
+        "note",
+    ):
         table.add_column(
             column, justify="left" if column in ("game", "figure", "reference is") else "right"
         )

@@ -157,10 +157,16 @@ def run_arena(args: argparse.Namespace) -> int:
     }
     out = Path(args.out) / game
     pairs = len(names) * (len(names) - 1) // 2
-    console.print(f"[bold]{game}[/]: {len(names)} agents, {args.games} games per pair, "
-                  f"{args.workers} worker(s); records in {out}/ (a rerun resumes)")
-    columns = (TextColumn("{task.description}"), BarColumn(),
-               TextColumn("{task.completed}/{task.total} games"), TimeRemainingColumn())
+    console.print(
+        f"[bold]{game}[/]: {len(names)} agents, {args.games} games per pair, "
+        f"{args.workers} worker(s); records in {out}/ (a rerun resumes)"
+    )
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} games"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console) as progress:
         task = progress.add_task(game, total=pairs * args.games)
         result = tournament(

@@ -71,8 +71,10 @@ def main(args: Args, read=input) -> None:
         else:
             action = mcts.act(env)
             stats = mcts.last_search
-            print(f"MCTS plays {env.action_to_str(action)} "
-                  f"(value {stats.value:+.2f}, {stats.simulations} simulations)")
+            print(
+                f"MCTS plays {env.action_to_str(action)} "
+                f"(value {stats.value:+.2f}, {stats.simulations} simulations)"
+            )
         env.step(action)
     print(env.render())
 

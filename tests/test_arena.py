@@ -85,8 +85,9 @@ def test_sprt_decides_with_the_stated_error_rates(true_elo, expected):
 
 
 def test_openings_are_paired_and_colours_alternate():
-    result = play_match("connect_four", RandomAgent(0), RandomAgent(1), games=10, seed=3,
-                        opening_plies=4)
+    result = play_match(
+        "connect_four", RandomAgent(0), RandomAgent(1), games=10, seed=3, opening_plies=4
+    )
     records = result.records
     assert [r.agent_a_seat for r in records] == [0, 1] * 5
     for first, second in zip(records[::2], records[1::2], strict=True):
@@ -128,8 +129,9 @@ def test_interrupted_match_resumes_to_the_same_totals(tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        play_match("connect_four", *agents(), games=12, seed=7, out=path,
-                   progress=interrupt_after_five)
+        play_match(
+            "connect_four", *agents(), games=12, seed=7, out=path, progress=interrupt_after_five
+        )
     assert len(path.read_text().splitlines()) == 5
     with path.open("a") as fh:
         fh.write('{"index": 5, "agent_a_s')  # a crash in the middle of a write
@@ -141,10 +143,12 @@ def test_interrupted_match_resumes_to_the_same_totals(tmp_path):
 
 
 def test_parallel_workers_give_the_same_games(tmp_path):
-    serial = play_match("tictactoe", MCTSAgent(simulations=20, seed=1), RandomAgent(2),
-                        games=6, seed=4)
-    parallel = play_match("tictactoe", MCTSAgent(simulations=20, seed=1), RandomAgent(2),
-                          games=6, seed=4, workers=2)
+    serial = play_match(
+        "tictactoe", MCTSAgent(simulations=20, seed=1), RandomAgent(2), games=6, seed=4
+    )
+    parallel = play_match(
+        "tictactoe", MCTSAgent(simulations=20, seed=1), RandomAgent(2), games=6, seed=4, workers=2
+    )
     assert [r.moves for r in parallel.records] == [r.moves for r in serial.records]
 
 
@@ -160,8 +164,14 @@ def test_tournament_table_files_and_anchor(tmp_path):
 
 
 def test_go_games_are_saved_as_sgf(tmp_path):
-    play_match("go", RandomAgent(0), RandomAgent(1), games=2, game_options={"board_size": 5},
-               out=tmp_path / "go.jsonl")
+    play_match(
+        "go",
+        RandomAgent(0),
+        RandomAgent(1),
+        games=2,
+        game_options={"board_size": 5},
+        out=tmp_path / "go.jsonl",
+    )
     sgf = sorted((tmp_path / "go").glob("*.sgf"))
     assert len(sgf) == 2 and sgf[0].read_text().startswith("(;")
 

@@ -11,8 +11,9 @@ from boardzoo.envs import make_env
 from boardzoo.errors import InvalidOptionError
 from boardzoo.gtp import find_gnugo
 
-needs_gnugo = pytest.mark.skipif(find_gnugo() is None,
-                                 reason="GNU Go is not installed (apt-get install gnugo)")
+needs_gnugo = pytest.mark.skipif(
+    find_gnugo() is None, reason="GNU Go is not installed (apt-get install gnugo)"
+)
 
 
 @needs_gnugo
@@ -31,8 +32,14 @@ def test_gnugo_answers_in_a_position_set_up_from_sgf():
 
 @needs_gnugo
 def test_gnugo_beats_random_on_9x9():
-    result = play_match("go", GnuGoAgent(level=1), RandomAgent(0), games=2,
-                        game_options={"board_size": 9}, opening_plies=0)
+    result = play_match(
+        "go",
+        GnuGoAgent(level=1),
+        RandomAgent(0),
+        games=2,
+        game_options={"board_size": 9},
+        opening_plies=0,
+    )
     assert result.wins == 2
 
 

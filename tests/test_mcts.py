@@ -40,8 +40,17 @@ def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list
     tree = Tree(16)
     cfg = np.zeros(CONFIG_SIZE)
     cfg[C_KIND], cfg[C_C], cfg[C_FPU_MODE] = kind, c, FPU_CONSTANT  # unvisited Q = 0
-    expand(tree.ints, tree.floats, tree.meta, 0, 0, np.ones(3, bool), np.array(priors), False,
-           make_rng(0))
+    expand(
+        tree.ints,
+        tree.floats,
+        tree.meta,
+        0,
+        0,
+        np.ones(3, bool),
+        np.array(priors),
+        False,
+        make_rng(0),
+    )
     tree.ints[0, VISITS] = 1  # the visit that expanded the root
     path, order = np.zeros(2, np.int64), []
     for _ in range(simulations):
@@ -69,8 +78,9 @@ def test_visit_counts_to_policy_with_temperature():
     visits = [60, 30, 10]
     np.testing.assert_allclose(visit_policy(visits, 1.0), [0.6, 0.3, 0.1])
     np.testing.assert_allclose(visit_policy(visits, 0.5), [0.782608696, 0.195652174, 0.021739130])
-    np.testing.assert_allclose(visit_policy(visits, 0.1),
-                               [0.999024374, 0.000975610, 0.000000017], atol=1e-9)
+    np.testing.assert_allclose(
+        visit_policy(visits, 0.1), [0.999024374, 0.000975610, 0.000000017], atol=1e-9
+    )
     np.testing.assert_array_equal(visit_policy(visits, 0.0), [1.0, 0.0, 0.0])
 
 
@@ -85,8 +95,15 @@ def test_dirichlet_noise_keeps_priors_in_bounds():
 
 
 def pure_uct(simulations: int, seed: int) -> MCTSAgent:
-    return MCTSAgent(simulations=simulations, selection="uct", rollout="random", solver=False,
-                     reuse_tree=False, c=1.4, seed=seed)
+    return MCTSAgent(
+        simulations=simulations,
+        selection="uct",
+        rollout="random",
+        solver=False,
+        reuse_tree=False,
+        c=1.4,
+        seed=seed,
+    )
 
 
 def count_take_three(heap: int, simulations: int, seeds: int = 200) -> int:
@@ -134,8 +151,17 @@ def test_solver_choice_prefers_short_wins_and_long_losses():
     """On a hand-built root: among proven wins the shortest, among proven losses the longest."""
     agent = MCTSAgent(simulations=10)
     ints = agent.tree.ints
-    expand(ints, agent.tree.floats, agent.tree.meta, 0, 0, np.ones(3, bool), np.full(3, 1 / 3),
-           False, make_rng(0))
+    expand(
+        ints,
+        agent.tree.floats,
+        agent.tree.meta,
+        0,
+        0,
+        np.ones(3, bool),
+        np.full(3, 1 / 3),
+        False,
+        make_rng(0),
+    )
     children = [1, 2, 3]
     ints[children, PROVEN] = LOSS
     ints[children, DEPTH] = [1, 5, 3]
@@ -282,10 +308,13 @@ def test_go_7x7_root_statistics_are_not_uniform_and_prefer_the_centre():
 
 
 @pytest.mark.slow
-def test_connect_four_solved_positions_at_100k_simulations():
-    """At 100,000 simulations the defaults keep the game-theoretic result in at least 90% of
-    the 15-25-stone positions (full table: python -m benchmarks.strength)."""
+@pytest.mark.parametrize("exact_solver", [True, False], ids=["defaults", "mcts-alone"])
+def test_connect_four_solved_positions_at_100k_simulations(exact_solver):
+    """At 100,000 simulations MCTS keeps the game-theoretic result in at least 90% of the
+    15-25-stone positions, with the defaults (which play the exact solver's move there) and
+    with the search alone (full table: python -m benchmarks.strength)."""
     from benchmarks.strength import connect_four_accuracy
 
-    positions, preserving, _ = connect_four_accuracy(100_000, buckets=("15-25",))["15-25"]
+    bucket = connect_four_accuracy(100_000, buckets=("15-25",), exact_solver=exact_solver)
+    positions, preserving, _ = bucket["15-25"]
     assert positions == 80 and preserving >= 0.90

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from boardzoo.agents import MCTSAgent, RandomAgent
-from boardzoo.wrappers.model import AECModel, EnvModel, GameModel, clone_aec_env
 from boardzoo.envs import make_env
 from boardzoo.errors import IllegalActionError, InvalidOptionError
+from boardzoo.wrappers.model import AECModel, EnvModel, GameModel, clone_aec_env
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -83,8 +83,13 @@ def _play_generic(module, mcts: MCTSAgent, mcts_seat: int, seed: int) -> float:
     env = module.env()
     env.reset(seed=seed)
     opponent = RandomAgent(seed)
-    seats = dict(zip(env.possible_agents, (mcts, opponent) if mcts_seat == 0 else (opponent, mcts),
-                     strict=True))
+    seats = dict(
+        zip(
+            env.possible_agents,
+            (mcts, opponent) if mcts_seat == 0 else (opponent, mcts),
+            strict=True,
+        )
+    )
     mcts_agent = env.possible_agents[mcts_seat]
     total = 0.0
     for agent in env.agent_iter():
@@ -96,8 +101,11 @@ def _play_generic(module, mcts: MCTSAgent, mcts_seat: int, seed: int) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("module", "simulations"), [(tictactoe_v3, 400), (connect_four_v3, 200)],
-                         ids=["tictactoe_v3", "connect_four_v3"])
+@pytest.mark.parametrize(
+    ("module", "simulations"),
+    [(tictactoe_v3, 400), (connect_four_v3, 200)],
+    ids=["tictactoe_v3", "connect_four_v3"],
+)
 def test_generic_mcts_never_loses_to_random(module, simulations):
     for game in range(50):
         mcts = MCTSAgent(simulations=simulations, seed=game)

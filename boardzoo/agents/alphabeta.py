@@ -290,8 +290,20 @@ def _extend_pv(work, ply, move):
 
 
 @njit
-def _negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
-             ply, depth, alpha, beta, deadline):
+def _negamax(
+    legal_fn,
+    apply_fn,
+    key_fn,
+    evaluate_fn,
+    value_fn,
+    table,
+    work,
+    ply,
+    depth,
+    alpha,
+    beta,
+    deadline,
+):
     """Fail-soft negamax score (side to move's view) of ``work.states[ply]`` searched
     ``depth`` plies deep within (alpha, beta); 0 once the iteration is aborted."""
     stats = work.stats
@@ -321,8 +333,20 @@ def _negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
         null_window = i > 0  # principal-variation search: prove later moves no better
         while True:
             high = alpha + 1 if null_window else beta
-            score = -_negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
-                              ply + 1, depth - 1, -high, -alpha, deadline)
+            score = -_negamax(
+                legal_fn,
+                apply_fn,
+                key_fn,
+                evaluate_fn,
+                value_fn,
+                table,
+                work,
+                ply + 1,
+                depth - 1,
+                -high,
+                -alpha,
+                deadline,
+            )
             if not (null_window and alpha < score < beta) or stats[_ABORTED]:
                 break
             null_window = False  # it is better after all: search it with the full window
@@ -338,8 +362,19 @@ def _negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
                 if alpha >= beta:
                     _reward_cutoff(work, ply, depth, move)
                     break
-    _store(table, stats, slot, key, ply, depth, stats[_HORIZON] == horizon_before,
-           best, alpha_start, beta, best_move)
+    _store(
+        table,
+        stats,
+        slot,
+        key,
+        ply,
+        depth,
+        stats[_HORIZON] == horizon_before,
+        best,
+        alpha_start,
+        beta,
+        best_move,
+    )
     return best
 
 
@@ -350,8 +385,20 @@ def _iterate(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work, dep
     work.stats[_HORIZON] = 0
     work.stats[_ABORTED] = 0
     root, infinity = np.int64(0), np.int64(INFINITY)  # typed, not literal: one specialisation
-    return _negamax(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work,
-                    root, depth, -infinity, infinity, deadline)
+    return _negamax(
+        legal_fn,
+        apply_fn,
+        key_fn,
+        evaluate_fn,
+        value_fn,
+        table,
+        work,
+        root,
+        depth,
+        -infinity,
+        infinity,
+        deadline,
+    )
 
 
 # ------------------------------------------------------------------------ the agent
@@ -371,9 +418,15 @@ class AlphaBetaAgent:
     deterministic budget); if it returns a solution, that is the answer (``exact=True``).
     """
 
-    def __init__(self, depth: int | None = None, time_limit: float | None = None,
-                 evaluator: Any = None, seed: int | None = None, tt_bits: int = 20,
-                 solver: bool = True):
+    def __init__(
+        self,
+        depth: int | None = None,
+        time_limit: float | None = None,
+        evaluator: Any = None,
+        seed: int | None = None,
+        tt_bits: int = 20,
+        solver: bool = True,
+    ):
         _check_options(depth, time_limit, evaluator, tt_bits)
         self.depth = None if depth is None else int(depth)
         self.time_limit = None if time_limit is None else float(time_limit)
@@ -417,8 +470,9 @@ class AlphaBetaAgent:
         return self._alphabeta(model, knowledge, state, spent)
 
     # ------------------------------------------------------------------ internals
-    def _try_solver(self, knowledge: ModuleType | None, state: np.ndarray,
-                    started: float) -> SearchResult | None:
+    def _try_solver(
+        self, knowledge: ModuleType | None, state: np.ndarray, started: float
+    ) -> SearchResult | None:
         """The knowledge module's exact solution as a result, or None."""
         if not self.solver or knowledge is None or not hasattr(knowledge, "solve"):
             return None
@@ -427,11 +481,19 @@ class AlphaBetaAgent:
         if solution is None:
             return None
         seconds = monotonic() - started
-        return SearchResult(int(solution.action), int(solution.value), True, 0,
-                            int(solution.nodes), seconds, [int(solution.action)])
+        return SearchResult(
+            int(solution.action),
+            int(solution.value),
+            True,
+            0,
+            int(solution.nodes),
+            seconds,
+            [int(solution.action)],
+        )
 
-    def _alphabeta(self, model: EnvModel, knowledge: ModuleType | None,
-                   state: np.ndarray, spent: float) -> SearchResult:
+    def _alphabeta(
+        self, model: EnvModel, knowledge: ModuleType | None, state: np.ndarray, spent: float
+    ) -> SearchResult:
         """Iterative deepening until the depth, the time (less ``spent`` seconds already
         used by a solver) or an exact result is reached."""
         kernels = _search_kernels(model, knowledge, self.evaluator)
@@ -457,8 +519,15 @@ class AlphaBetaAgent:
             if exact or monotonic() >= deadline:
                 break
         action, score, exact, depth, pv = best
-        return SearchResult(action, _reported_value(score, exact), exact, depth, nodes,
-                            monotonic() - started + spent, pv)
+        return SearchResult(
+            action,
+            _reported_value(score, exact),
+            exact,
+            depth,
+            nodes,
+            monotonic() - started + spent,
+            pv,
+        )
 
     def _workspace(self, state: np.ndarray, num_actions: int) -> _Work:
         """Fresh scratch for one search, with the root in row 0 and a new tie-break order."""
@@ -486,8 +555,9 @@ class AlphaBetaAgent:
         through the search stamp, so it never needs clearing)."""
         if self._table is None:
             size = 1 << self.tt_bits
-            self._table = _Table(np.zeros(size, np.uint64), np.zeros(size, np.int64),
-                                 np.zeros((size, 4), np.int32))
+            self._table = _Table(
+                np.zeros(size, np.uint64), np.zeros(size, np.int64), np.zeros((size, 4), np.int32)
+            )
         return self._table
 
     def __getstate__(self) -> dict[str, Any]:
@@ -506,13 +576,16 @@ def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) ->
         )
     if time_limit is not None and not (
         isinstance(time_limit, (int, float, np.integer, np.floating))
-        and not isinstance(time_limit, bool) and 0 < time_limit < np.inf
+        and not isinstance(time_limit, bool)
+        and 0 < time_limit < np.inf
     ):
         raise InvalidOptionError(
             f"AlphaBetaAgent time_limit={time_limit!r}: use a positive number of seconds, or None"
         )
-    if evaluator is not None and not numba.config.DISABLE_JIT and not isinstance(
-        evaluator, numba.core.dispatcher.Dispatcher
+    if (
+        evaluator is not None
+        and not numba.config.DISABLE_JIT
+        and not isinstance(evaluator, numba.core.dispatcher.Dispatcher)
     ):
         raise InvalidOptionError(
             f"AlphaBetaAgent evaluator={evaluator!r}: use a numba @njit function "
@@ -534,8 +607,13 @@ def _search_kernels(model: EnvModel, knowledge: ModuleType | None, evaluator: An
         return getattr(knowledge, name, default) if knowledge is not None else default
 
     evaluate = evaluator if evaluator is not None else pick("evaluate_kernel", _no_evaluation)
-    return (game.legal_mask_kernel, game.apply_kernel, pick("key_kernel", _state_key),
-            evaluate, _compiled(pick("exact_value", _outcome_value)))
+    return (
+        game.legal_mask_kernel,
+        game.apply_kernel,
+        pick("key_kernel", _state_key),
+        evaluate,
+        _compiled(pick("exact_value", _outcome_value)),
+    )
 
 
 _COMPILED: dict[Any, Any] = {}

@@ -18,8 +18,12 @@ from boardzoo.wrappers.model import boardzoo_env
 __all__ = ["GTPAgent", "GnuGoAgent", "gnugo_command"]
 
 _COLUMNS = "ABCDEFGHJKLMNOPQRST"
-_GNUGO_KO_FLAGS = {"positional": "--positional-superko", "situational": "--situational-superko",
-                   "simple": "--simple-ko", "none": "--no-ko"}
+_GNUGO_KO_FLAGS = {
+    "positional": "--positional-superko",
+    "situational": "--situational-superko",
+    "simple": "--simple-ko",
+    "none": "--no-ko",
+}
 
 
 def _vertex(point: tuple[int, int] | None, size: int) -> str:
@@ -40,8 +44,12 @@ class GTPAgent:
     never-resign option.
     """
 
-    def __init__(self, command: Callable[[dict[str, Any]], Sequence[str]] | Sequence[str],
-                 timeout: float | None = 60.0, name: str = "gtp"):
+    def __init__(
+        self,
+        command: Callable[[dict[str, Any]], Sequence[str]] | Sequence[str],
+        timeout: float | None = 60.0,
+        name: str = "gtp",
+    ):
         self._command = command if callable(command) else (lambda rules, c=list(command): c)
         self.timeout = timeout
         self.name = name
@@ -89,8 +97,9 @@ class GTPAgent:
         return f"{type(self).__name__}({self.name})"
 
 
-def gnugo_command(level: int = 10, seed: int | None = None,
-                  executable: str | None = None) -> Callable[[dict[str, Any]], list[str]]:
+def gnugo_command(
+    level: int = 10, seed: int | None = None, executable: str | None = None
+) -> Callable[[dict[str, Any]], list[str]]:
     """A command builder for GNU Go under Chinese (area) rules with the env's ko and suicide
     rules, never resigning, and capturing every dead stone before it passes (boardzoo scores
     Tromp-Taylor style: stones left on the board count, dead or not)."""
@@ -99,8 +108,17 @@ def gnugo_command(level: int = 10, seed: int | None = None,
         raise InvalidOptionError("GNU Go is not installed (Debian: apt-get install gnugo)")
 
     def command(rules: dict[str, Any]) -> list[str]:
-        argv = [path, "--mode", "gtp", "--chinese-rules", "--never-resign",
-                "--capture-all-dead", "--level", str(level), _GNUGO_KO_FLAGS[rules["ko"]]]
+        argv = [
+            path,
+            "--mode",
+            "gtp",
+            "--chinese-rules",
+            "--never-resign",
+            "--capture-all-dead",
+            "--level",
+            str(level),
+            _GNUGO_KO_FLAGS[rules["ko"]],
+        ]
         if rules["suicide"]:
             argv.append("--allow-all-suicide")
         if seed is not None:

@@ -291,8 +291,9 @@ class ConnectFour(Game):
             f"connect_four board rows={rows}, columns={columns} is too large: the bitboards need "
             f"(rows + 1) * columns <= 64, here {(rows + 1) * columns}",
         )
-        super().__init__(num_actions=columns, planes_shape=(rows, columns, 2), rows=rows,
-                         columns=columns)
+        super().__init__(
+            num_actions=columns, planes_shape=(rows, columns, 2), rows=rows, columns=columns
+        )
         self.rows, self.columns = rows, columns
         top_down = np.arange(rows - 1, -1, -1)[:, None]
         #: bitboard bit of each cell, shape (rows, columns), row 0 at the top
@@ -318,7 +319,9 @@ class ConnectFour(Game):
 
     def coordinate_labels(self) -> tuple[list[str], list[str]]:
         """Rows numbered from the bottom (row "1" is where the first stone lands)."""
-        return [str(self.rows - r) for r in range(self.rows)], [str(c + 1) for c in range(self.columns)]
+        return [str(self.rows - r) for r in range(self.rows)], [
+            str(c + 1) for c in range(self.columns)
+        ]
 
     def action_to_str(self, action: int) -> str:
         return str(action + 1)
@@ -363,8 +366,12 @@ class ConnectFour(Game):
             return []
         tokens = body.split(",") if self.columns > 9 else list(body)
         for token in tokens:
-            if not (token.isascii() and token.isdigit() and token == str(int(token))
-                    and 1 <= int(token) <= self.columns):
+            if not (
+                token.isascii()
+                and token.isdigit()
+                and token == str(int(token))
+                and 1 <= int(token) <= self.columns
+            ):
                 raise InvalidPositionError(
                     f"connect_four position {text!r} is malformed at {token!r}: expected "
                     f"columns 1..{self.columns}; format: {self.position_format}"
@@ -372,11 +379,13 @@ class ConnectFour(Game):
         return [int(token) - 1 for token in tokens]
 
 
-def env(rows: int = 6, columns: int = 7, render_mode: str | None = None,
-        illegal_action: str = "raise") -> BoardGameEnv:
+def env(
+    rows: int = 6, columns: int = 7, render_mode: str | None = None, illegal_action: str = "raise"
+) -> BoardGameEnv:
     """Connect Four as a PettingZoo AEC env (player_0 plays X and moves first)."""
-    return BoardGameEnv(ConnectFour(rows, columns), render_mode=render_mode,
-                        illegal_action=illegal_action)
+    return BoardGameEnv(
+        ConnectFour(rows, columns), render_mode=render_mode, illegal_action=illegal_action
+    )
 
 
 raw_env = env

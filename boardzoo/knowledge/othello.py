@@ -684,6 +684,22 @@ def _table(empties: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((entries, 2), np.uint64), np.zeros((entries, 3), np.int16)
 
 
+MCTS_DEFAULTS = {"selection": "puct", "evaluator": "heuristic"}
+"""MCTSAgent's "auto" setting here: PUCT guided by the evaluation (priors and leaf values).
+With the exact solver at the root it scored 0.575 [0.42, 0.72] in 40 games against
+AlphaBetaAgent at 0.1 s per move, where UCT with random or heuristic playouts scored 0-0.1."""
+
+
+def _empties(state: np.ndarray) -> int:
+    size = int(state[SIZE])
+    return size * size - int(popcount(state[BLACK] | state[WHITE]))
+
+
+def within_reach(state: np.ndarray) -> bool:
+    """Whether :func:`solve` attempts ``state`` by default (at most REACH_EMPTIES empties)."""
+    return state[OUTCOME] == ONGOING and _empties(state) <= REACH_EMPTIES[int(state[SIZE])]
+
+
 def solve(state: np.ndarray, time_limit: float | None = None,
           max_empties: int | None = None) -> Solution | None:
     """Exact solution of an ongoing position: the best action and the final disc difference
@@ -697,7 +713,7 @@ def solve(state: np.ndarray, time_limit: float | None = None,
     """
     seat, size = int(state[TO_PLAY]), int(state[SIZE])
     player, opponent = state[BLACK + seat], state[WHITE - seat]  # np.uint64 scalars
-    empties = size * size - int(popcount(player | opponent))
+    empties = _empties(state)
     reach = REACH_EMPTIES[size] if max_empties is None else max_empties
     if state[OUTCOME] != ONGOING or empties > reach:
         return None

@@ -61,17 +61,30 @@ from boardzoo.agents.mcts.tree import (
 )
 from boardzoo.clock import monotonic
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge import knowledge_for
+from boardzoo.knowledge import knowledge_for, try_solve
 from boardzoo.rng import make_rng
 from boardzoo.wrappers.model import EnvModel, GameModel
 
 __all__ = ["MCTSAgent", "SearchResult"]
 
+AUTO = "auto"
 SELECTIONS = {"uct": UCT, "puct": PUCT, "gumbel": GUMBEL}
+FALLBACK = {"selection": "uct", "rollout": "random", "evaluator": None}
+EXACT_SOLVER_SHARE = 0.5  # of time_limit, for the game's exact solver at the root
 DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
 GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
 DEFAULT_SIMULATIONS = 1000
 _PROVEN_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
+
+
+class Settings(NamedTuple):
+    """The settings of a search on one game, with "auto" arguments resolved."""
+
+    selection: str
+    rollout: str
+    evaluator: Any
+    c: float
+    cfg: np.ndarray
 
 
 class SearchResult(NamedTuple):
@@ -107,17 +120,27 @@ class MCTSAgent:
         selection: "uct", "puct" or "gumbel" (Gumbel-top-k sampling and sequential halving
             at the root with completed-Q scores, ``c_visit=gumbel_c_visit``,
             ``c_scale=1``; PUCT below the root).
-        rollout: how a new leaf is valued when no evaluator does it: "random" (uniform
-            playout) or "heuristic" (the game's heuristic playout policy, e.g. Go's
-            eye-respecting one is already its default, Othello prefers corners).
-        evaluator: None; "heuristic" (the game's evaluation function values leaves, no
-            playout); or ``evaluator(model, state) -> (priors, value)`` in Python (a network).
+        rollout: how a new leaf is valued when no evaluator does it: "random" (the game's
+            own playout: uniform, or for Go eye-respecting) or "heuristic" (the game's
+            heuristic playout: Go captures and escapes ataris, Gomoku wins/blocks near
+            stones, Othello prefers corners).
+        evaluator: None; "heuristic" (the game's evaluation function values leaves instead
+            of a playout, and gives priors: a softmax, temperature 0.1, over the evaluations
+            of the positions each move leads to); or ``evaluator(model, state) -> (priors,
+            value)`` in Python (a network).
+
+            ``selection``, ``rollout`` and ``evaluator`` default to "auto": the setting that
+            measured strongest on the game (its knowledge module's ``MCTS_DEFAULTS``; see
+            docs/agents.md), else UCT with the game's own playout and no evaluator.
         rave: all-moves-as-first statistics blended into Q (Gelly & Silver), weight
             ``sqrt(rave_k / (3 N + rave_k))``.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
             with the highest priors.
         solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
             play the shortest win (longest loss).
+        exact_solver: when the game's exact solver has the position within reach (Connect
+            Four from 14 stones, Othello from 18 empties), play its answer; it gets half the
+            time limit (without one, its own node budget) and the search the rest.
         reuse_tree: keep the subtree of the position reached after our move and the reply.
         dirichlet: ``(epsilon, alpha)`` root noise on the priors (self-play).
         temperature: 0 plays the most visited move; T > 0 samples ``N ** (1 / T)``.
@@ -128,37 +151,61 @@ class MCTSAgent:
         seed: seeds every random choice of the agent.
     """
 
-    def __init__(self, simulations: int | None = None, time_limit: float | None = None,
-                 c: float | None = None, selection: str = "uct", rollout: str = "random",
-                 evaluator: str | Evaluator | None = None, rave: bool = False,
-                 progressive_widening: bool = False, solver: bool = True,
-                 reuse_tree: bool = True, dirichlet: tuple[float, float] | None = None,
-                 temperature: float = 0.0, seed: int | None = None,
-                 unvisited_q: float | str = "parent", rave_k: float = 1000.0,
-                 pw_c: float = 2.0, pw_alpha: float = 0.5, gumbel_actions: int | None = None,
-                 gumbel_c_visit: float = 50.0):
-        _check_options(simulations, time_limit, selection, rollout, evaluator, dirichlet,
-                       temperature, unvisited_q)
+    def __init__(
+        self,
+        simulations: int | None = None,
+        time_limit: float | None = None,
+        c: float | None = None,
+        selection: str = AUTO,
+        rollout: str = AUTO,
+        evaluator: str | Evaluator | None = AUTO,
+        rave: bool = False,
+        progressive_widening: bool = False,
+        solver: bool = True,
+        reuse_tree: bool = True,
+        dirichlet: tuple[float, float] | None = None,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        exact_solver: bool = True,
+        unvisited_q: float | str = "parent",
+        rave_k: float = 1000.0,
+        pw_c: float = 2.0,
+        pw_alpha: float = 0.5,
+        gumbel_actions: int | None = None,
+        gumbel_c_visit: float = 50.0,
+    ):
+        _check_options(
+            simulations,
+            time_limit,
+            selection,
+            rollout,
+            evaluator,
+            dirichlet,
+            temperature,
+            unvisited_q,
+        )
         if simulations is None and time_limit is None:
             simulations = DEFAULT_SIMULATIONS
         self.simulations = simulations
         self.time_limit = time_limit
-        self.selection = selection
-        self.c = DEFAULT_C[selection] if c is None else float(c)
-        self.rollout = rollout
-        self.evaluator = evaluator
+        self.requested = {"selection": selection, "rollout": rollout, "evaluator": evaluator}
+        self.c = c
         self.rave = rave
         self.progressive_widening = progressive_widening
         self.solver = solver
+        self.exact_solver = exact_solver
         self.reuse_tree = reuse_tree
         self.dirichlet = dirichlet
         self.temperature = temperature
         self.unvisited_q = unvisited_q
         self.gumbel_actions = gumbel_actions
-        self.cfg = self._config(rave_k, pw_c, pw_alpha, gumbel_c_visit)
+        self._tuning = (rave_k, pw_c, pw_alpha, gumbel_c_visit)
+        self._settings: dict[str | None, Settings] = {}
+        self.settings = self.settings_for(None)
         self.tree = Tree()
         self.last_search: SearchResult | None = None
         self._reuse_from: tuple[Any, int] | None = None  # (root state, our action)
+        self._solver_seconds = 0.0
         self.reseed(seed)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -189,17 +236,21 @@ class MCTSAgent:
         root = model.root()
         if model.is_terminal(root):
             raise GameOverError("MCTSAgent cannot search a finished game")
-        runner = self._runner(model, root)
+        self.settings = self.settings_for(model.game.name if model.game else None)
+        solved = self._exact_solution(model, root)
+        if solved is not None:
+            return solved
+        runner = self._runner(model, root)  # compiles on first use: not charged
         self._prepare_tree(model, root)
-        start = time.perf_counter()
-        deadline = monotonic() + self.time_limit if self.time_limit else 0.0
+        start = time.perf_counter() - self._solver_seconds
+        deadline = monotonic() + self.time_limit - self._solver_seconds if self.time_limit else 0.0
         done = 0
         if self.tree.ints[0, FIRST] == NOT_EXPANDED:
-            done = self._run(runner, 1, deadline)
+            done = self._run(runner, 1, 0.0)  # the root is always expanded
         if self.dirichlet is not None:
             self._add_root_noise(model, root)
         budget = self.simulations if self.simulations is not None else 1 << 60
-        if self.selection == "gumbel":
+        if self.settings.selection == "gumbel":
             more, gumbel_choice, improved = self._gumbel_root(runner, budget - done, deadline)
         else:
             more, gumbel_choice, improved = self._run(runner, budget - done, deadline), None, None
@@ -209,10 +260,29 @@ class MCTSAgent:
         return result
 
     # ----------------------------------------------------------------------- internals
-    def _config(self, rave_k: float, pw_c: float, pw_alpha: float, c_visit: float) -> np.ndarray:
+    def settings_for(self, game_name: str | None) -> Settings:
+        """The settings used on ``game_name`` (None: a non-boardzoo env): "auto" arguments
+        take the game's ``MCTS_DEFAULTS`` (its knowledge module), else UCT with the game's
+        own playout and no evaluator."""
+        if game_name not in self._settings:
+            knowledge = knowledge_for(game_name) if game_name else None
+            recommended = getattr(knowledge, "MCTS_DEFAULTS", {})
+            chosen = {
+                key: (recommended.get(key, FALLBACK[key]) if value == AUTO else value)
+                for key, value in self.requested.items()
+            }
+            c = DEFAULT_C[chosen["selection"]] if self.c is None else float(self.c)
+            cfg = self._config(chosen["selection"], c)
+            self._settings[game_name] = Settings(
+                chosen["selection"], chosen["rollout"], chosen["evaluator"], c, cfg
+            )
+        return self._settings[game_name]
+
+    def _config(self, selection: str, c: float) -> np.ndarray:
+        rave_k, pw_c, pw_alpha, c_visit = self._tuning
         cfg = np.zeros(CONFIG_SIZE)
-        cfg[C_KIND] = SELECTIONS[self.selection]
-        cfg[C_C] = self.c
+        cfg[C_KIND] = SELECTIONS[selection]
+        cfg[C_C] = c
         if self.unvisited_q == "parent":
             cfg[C_FPU_MODE] = FPU_PARENT
         else:
@@ -224,24 +294,83 @@ class MCTSAgent:
         cfg[C_GUMBEL_VISIT], cfg[C_GUMBEL_SCALE] = c_visit, GUMBEL_C_SCALE
         return cfg
 
+    def _exact_solution(self, model: EnvModel, root: Any) -> SearchResult | None:
+        """The game's exact solver's answer when the position is within its reach (half the
+        time limit; without one, the solver's own budget), as a search result. The time a
+        failed attempt took (at most its share) is charged to the search."""
+        self._solver_seconds = 0.0
+        if not (self.exact_solver and isinstance(model, GameModel)):
+            return None
+        budget = None if self.time_limit is None else self.time_limit * EXACT_SOLVER_SHARE
+        start = time.perf_counter()
+        solution = try_solve(model.game.name, root, budget)
+        if solution is None:
+            spent = time.perf_counter() - start
+            self._solver_seconds = spent if budget is None else min(spent, budget)
+            return None
+        self.tree.clear()
+        self._reuse_from = None
+        one_hot = np.zeros(model.num_actions)
+        one_hot[solution.action] = 1.0
+        value = float(np.sign(solution.value))
+        q = np.full(model.num_actions, np.nan)
+        q[solution.action] = value
+        result = SearchResult(
+            action=solution.action,
+            visits=np.zeros(model.num_actions),
+            q=q,
+            prior=one_hot.copy(),
+            policy=one_hot,
+            pv=[solution.action],
+            value=value,
+            proven={1.0: "win", -1.0: "loss", 0.0: "draw"}[value],
+            simulations=0,
+            seconds=time.perf_counter() - start,
+        )
+        self.last_search = result
+        return result
+
     def _runner(self, model: EnvModel, root: Any):
         """A function ``run(n, deadline, forced_child) -> (done, status)`` for this model."""
-        if isinstance(model, GameModel) and not callable(self.evaluator):
-            kernels = _compiled_kernels(model.game, self.rollout, self.evaluator, self.rave)
+        settings = self.settings
+        if isinstance(model, GameModel) and not callable(settings.evaluator):
+            kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator, self.rave)
 
             def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
                 return fast.run_simulations(
-                    self.tree.ints, self.tree.floats, self.tree.meta, self.cfg, root, n,
-                    deadline, self.rng, kernels[0], kernels[1], kernels[2], kernels[3],
-                    model.num_actions, forced)
+                    self.tree.ints,
+                    self.tree.floats,
+                    self.tree.meta,
+                    settings.cfg,
+                    root,
+                    n,
+                    deadline,
+                    self.rng,
+                    kernels[0],
+                    kernels[1],
+                    kernels[2],
+                    kernels[3],
+                    model.num_actions,
+                    forced,
+                )
 
-            _warm_up(model.game, kernels, self.cfg)
+            _warm_up(model.game, kernels, settings.cfg)
             return run
-        evaluator = self.evaluator if callable(self.evaluator) else None
+        evaluator = settings.evaluator if callable(settings.evaluator) else None
 
         def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
-            return run_generic(self.tree, self.cfg, model, root, n, deadline, evaluator,
-                               self.rng, self.np_rng, forced)
+            return run_generic(
+                self.tree,
+                settings.cfg,
+                model,
+                root,
+                n,
+                deadline,
+                evaluator,
+                self.rng,
+                self.np_rng,
+                forced,
+            )
 
         return run
 
@@ -315,7 +444,7 @@ class MCTSAgent:
                 break
         scores = self._gumbel_scores(children, gumbel, logits)
         choice = int(children[max(remaining, key=lambda k: scores[k])])
-        sigma = completed_q(ints, floats, 0, self.cfg, children.size)
+        sigma = completed_q(ints, floats, 0, self.settings.cfg, children.size)
         improved = np.exp(logits + sigma - (logits + sigma).max())
         return done, choice, improved / improved.sum()
 
@@ -325,14 +454,20 @@ class MCTSAgent:
         (the top 16 of uniform priors would be a random subset)."""
         if self.gumbel_actions is not None:
             return self.gumbel_actions
-        return 16 if self.evaluator is not None else 1 << 30
+        return 16 if self.settings.evaluator is not None else 1 << 30
 
     def _gumbel_scores(self, children: np.ndarray, gumbel: np.ndarray, logits: np.ndarray):
-        sigma = completed_q(self.tree.ints, self.tree.floats, 0, self.cfg, children.size)
+        sigma = completed_q(self.tree.ints, self.tree.floats, 0, self.settings.cfg, children.size)
         return gumbel + logits + sigma
 
-    def _result(self, model: EnvModel, gumbel_choice: int | None, improved: np.ndarray | None,
-                simulations: int, start: float) -> SearchResult:
+    def _result(
+        self,
+        model: EnvModel,
+        gumbel_choice: int | None,
+        improved: np.ndarray | None,
+        simulations: int,
+        start: float,
+    ) -> SearchResult:
         ints, floats = self.tree.ints, self.tree.floats
         children = _children(ints, 0)
         actions = ints[children, ACTION]
@@ -355,9 +490,17 @@ class MCTSAgent:
             proven = {WIN: "loss", LOSS: "win", DRAW: "draw"}[root_proof]
         root_n = max(int(ints[0, VISITS]), 1)
         return SearchResult(
-            action=int(ints[child, ACTION]), visits=visits, q=q, prior=prior, policy=policy,
-            pv=_principal_variation(ints), value=-float(floats[0, VALUE]) / root_n,
-            proven=proven, simulations=simulations, seconds=time.perf_counter() - start)
+            action=int(ints[child, ACTION]),
+            visits=visits,
+            q=q,
+            prior=prior,
+            policy=policy,
+            pv=_principal_variation(ints),
+            value=-float(floats[0, VALUE]) / root_n,
+            proven=proven,
+            simulations=simulations,
+            seconds=time.perf_counter() - start,
+        )
 
     def _choose(self, children: list[int], gumbel_choice: int | None) -> int:
         """The child to play: a proof decides first (shortest win, longest loss, a draw),
@@ -413,26 +556,42 @@ def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool) -> tu
     game class and leaf kind."""
     key = (type(game), rollout, evaluator, rave)
     if key not in _KERNEL_CACHE:
-        _KERNEL_CACHE[key] = (game.legal_mask_kernel, game.apply_kernel,
-                              _leaf_function(game, rollout, evaluator, rave), fast.uniform_priors)
+        _KERNEL_CACHE[key] = (
+            game.legal_mask_kernel,
+            game.apply_kernel,
+            _leaf_function(game, rollout, evaluator, rave),
+            _priors_function(game, evaluator),
+        )
     return _KERNEL_CACHE[key]
 
 
-def _leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
+def _heuristic_evaluation(game: Any):
     knowledge = knowledge_for(game.name)
+    if knowledge is None or not hasattr(knowledge, "evaluate_kernel"):
+        raise InvalidOptionError(f"{game.name} has no heuristic evaluation; use evaluator=None")
+    return knowledge.evaluate_kernel
+
+
+def _priors_function(game: Any, evaluator: Any):
+    """Uniform priors, or with the heuristic evaluator a softmax over the evaluations of the
+    positions each legal move leads to."""
     if evaluator == "heuristic":
-        if knowledge is None or not hasattr(knowledge, "evaluate_kernel"):
-            raise InvalidOptionError(f"{game.name} has no heuristic evaluation; use evaluator=None")
-        return fast.make_evaluation_leaf(knowledge.evaluate_kernel)
-    playout = game.playout_kernel
-    if rollout == "heuristic" and knowledge is not None:
-        playout = getattr(knowledge, "heuristic_playout_kernel", playout)
+        return fast.make_evaluation_priors(game.apply_kernel, _heuristic_evaluation(game))
+    return fast.uniform_priors
+
+
+def _leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
+    if evaluator == "heuristic":
+        return fast.make_evaluation_leaf(_heuristic_evaluation(game))
+    knowledge = knowledge_for(game.name) if rollout == "heuristic" else None
     if rave:
-        trace = getattr(game, "playout_trace_kernel", None)
+        trace = getattr(knowledge, "heuristic_playout_trace_kernel", game.playout_trace_kernel)
         if trace is None:
             raise InvalidOptionError(f"rave=True needs move traces from {game.name}'s playouts")
         return fast.make_traced_rollout_leaf(trace)
-    return fast.make_rollout_leaf(playout)
+    return fast.make_rollout_leaf(
+        getattr(knowledge, "heuristic_playout_kernel", game.playout_kernel)
+    )
 
 
 def _warm_up(game: Any, kernels: tuple, cfg: np.ndarray) -> None:
@@ -441,27 +600,46 @@ def _warm_up(game: Any, kernels: tuple, cfg: np.ndarray) -> None:
     if key in _WARM:
         return
     scratch = Tree(1 << 12)
-    fast.run_simulations(scratch.ints, scratch.floats, scratch.meta, cfg, game.initial_state(),
-                         2, 0.0, make_rng(0), kernels[0], kernels[1], kernels[2], kernels[3],
-                         game.num_actions, -1)
+    fast.run_simulations(
+        scratch.ints,
+        scratch.floats,
+        scratch.meta,
+        cfg,
+        game.initial_state(),
+        2,
+        0.0,
+        make_rng(0),
+        kernels[0],
+        kernels[1],
+        kernels[2],
+        kernels[3],
+        game.num_actions,
+        -1,
+    )
     _WARM.add(key)
 
 
-def _check_options(simulations, time_limit, selection, rollout, evaluator, dirichlet,
-                   temperature, unvisited_q) -> None:
-    if selection not in SELECTIONS:
-        raise InvalidOptionError(f"selection={selection!r}; use one of {sorted(SELECTIONS)}")
-    if rollout not in ("random", "heuristic"):
-        raise InvalidOptionError(f"rollout={rollout!r}; use 'random' or 'heuristic'")
-    if evaluator not in (None, "heuristic") and not callable(evaluator):
+def _check_options(
+    simulations, time_limit, selection, rollout, evaluator, dirichlet, temperature, unvisited_q
+) -> None:
+    if selection != AUTO and selection not in SELECTIONS:
         raise InvalidOptionError(
-            "evaluator must be None, 'heuristic' or a callable (model, state) -> (priors, value)")
+            f"selection={selection!r}; use 'auto' or one of {sorted(SELECTIONS)}"
+        )
+    if rollout not in (AUTO, "random", "heuristic"):
+        raise InvalidOptionError(f"rollout={rollout!r}; use 'auto', 'random' or 'heuristic'")
+    if evaluator not in (AUTO, None, "heuristic") and not callable(evaluator):
+        raise InvalidOptionError(
+            "evaluator must be 'auto', None, 'heuristic' or a callable "
+            "(model, state) -> (priors, value)"
+        )
     if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
         raise InvalidOptionError(f"simulations={simulations!r}; give a positive integer")
     if time_limit is not None and not time_limit > 0:
         raise InvalidOptionError(f"time_limit={time_limit!r}; give a positive number of seconds")
-    if dirichlet is not None and (len(dirichlet) != 2 or not 0 <= dirichlet[0] <= 1
-                                  or dirichlet[1] <= 0):
+    if dirichlet is not None and (
+        len(dirichlet) != 2 or not 0 <= dirichlet[0] <= 1 or dirichlet[1] <= 0
+    ):
         raise InvalidOptionError(f"dirichlet={dirichlet!r}; give (epsilon in [0, 1], alpha > 0)")
     if temperature < 0:
         raise InvalidOptionError(f"temperature={temperature!r}; give T >= 0")

@@ -32,7 +32,6 @@ from boardzoo.agents.mcts.rules import (
     propagate_proof,
     select_child,
 )
-from boardzoo.clock import monotonic
 from boardzoo.agents.mcts.tree import (
     ACTION,
     DRAW,
@@ -46,14 +45,24 @@ from boardzoo.agents.mcts.tree import (
     WIN,
     Tree,
 )
+from boardzoo.clock import monotonic
 
 #: ``evaluator(model, state) -> (priors over all actions, value from the side to move's view)``
 Evaluator = Callable[[Any, Any], tuple[np.ndarray, float]]
 
 
-def run_generic(tree: Tree, cfg: np.ndarray, model: Any, root: Any, simulations: int,
-                deadline: float, evaluator: Evaluator | None, rng: np.ndarray,
-                np_rng: np.random.Generator, forced_child: int = -1) -> tuple[int, int]:
+def run_generic(
+    tree: Tree,
+    cfg: np.ndarray,
+    model: Any,
+    root: Any,
+    simulations: int,
+    deadline: float,
+    evaluator: Evaluator | None,
+    rng: np.ndarray,
+    np_rng: np.random.Generator,
+    forced_child: int = -1,
+) -> tuple[int, int]:
     """Up to ``simulations`` simulations from ``root``; returns (done, status) like the
     compiled loop (``deadline`` is on :func:`boardzoo.clock.monotonic`; 0 = none)."""
     for done in range(simulations):
@@ -74,7 +83,11 @@ def _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) -> i
     while not model.is_terminal(state) and ints[node, FIRST] != NOT_EXPANDED:
         if solver and node != 0 and ints[node, PROVEN] != UNKNOWN:
             break
-        child = forced_child if node == 0 and forced_child >= 0 else select_child(ints, floats, node, cfg)
+        child = (
+            forced_child
+            if node == 0 and forced_child >= 0
+            else select_child(ints, floats, node, cfg)
+        )
         if rave:
             last_play[ints[node, TO_MOVE], ints[child, ACTION]] = len(path) - 1
         state = model.step(state, int(ints[child, ACTION]))

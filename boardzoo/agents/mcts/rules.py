@@ -338,8 +338,9 @@ def visit_policy(visits: np.ndarray, temperature: float) -> np.ndarray:
     return probs / probs.sum()
 
 
-def mix_dirichlet(priors: np.ndarray, mask: np.ndarray, epsilon: float, alpha: float,
-                  rng: np.random.Generator) -> np.ndarray:
+def mix_dirichlet(
+    priors: np.ndarray, mask: np.ndarray, epsilon: float, alpha: float, rng: np.random.Generator
+) -> np.ndarray:
     """AlphaZero root noise: ``(1 - eps) * P + eps * Dir(alpha)`` over the legal actions."""
     legal = np.flatnonzero(mask)
     noise = rng.dirichlet(np.full(legal.size, alpha))

@@ -29,6 +29,17 @@ def _option_value(text: str) -> tuple[str, Any]:
     return next(iter(options.items()))
 
 
+def _add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option",
+        action="append",
+        type=_option_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, repeatable, e.g. --option board_size=7",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="boardzoo",
@@ -41,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         "arena",
         help="round-robin tournament with Elo ratings (the main job)",
         description="Round-robin tournament: every pair of agents plays --games games from "
-        "random openings with both colours. Prints an Elo table (95%% intervals) "
+        "random openings with both colours. Prints an Elo table (95 percent intervals) "
         "and saves ratings.csv/.json/.png and every game under --out.",
     )
     arena.add_argument(
@@ -74,14 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="arena_results",
         help="directory for game records and ratings (resumes if present)",
     )
-    arena.add_argument(
-        "--option",
-        action="append",
-        type=_option_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="game option, e.g. --option board_size=6",
-    )
+    _add_game_options(arena)
 
     play = commands.add_parser(
         "play",
@@ -103,14 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="your seat: 0 moves first (default), 1 second",
     )
     play.add_argument("--seed", type=int, default=None)
-    play.add_argument(
-        "--option",
-        action="append",
-        type=_option_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="game option, e.g. --option board_size=7",
-    )
+    _add_game_options(play)
 
     bench = commands.add_parser(
         "bench",

@@ -327,3 +327,13 @@ def test_renders(config, mode):
         assert isinstance(frame, str) and "to move" in frame
     else:
         assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+
+
+def test_human_render_opens_a_pygame_window():
+    pytest.importorskip("pygame", reason="render_mode='human' needs pygame-ce")
+    env = make_env("connect_four", render_mode="human")  # SDL's dummy video driver in tests
+    env.reset()
+    env.step(3)
+    assert env.render() is None and env._window is not None
+    env.close()
+    assert env._window is None

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from typing import Any
 
 from boardzoo.agents.alphabeta import AlphaBetaAgent
 from boardzoo.agents.base import Agent, PolicyAgent
 from boardzoo.agents.mcts import MCTSAgent
 from boardzoo.agents.random import RandomAgent
+from boardzoo.agents.sb3 import SB3Agent
 from boardzoo.errors import InvalidOptionError
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "MCTSAgent",
     "PolicyAgent",
     "RandomAgent",
+    "SB3Agent",
     "make_agent",
     "parse_agent_spec",
 ]
@@ -32,6 +35,8 @@ AGENTS: dict[str, str] = {
     "random": "boardzoo.agents.random:RandomAgent",
     "alphabeta": "boardzoo.agents.alphabeta:AlphaBetaAgent",
     "mcts": "boardzoo.agents.mcts:MCTSAgent",
+    "sb3": "boardzoo.agents.sb3:SB3Agent",
+    "gnugo": "boardzoo.agents.gtp:GnuGoAgent",
 }
 
 
@@ -63,7 +68,7 @@ def _literal(text: str) -> Any:
 
 def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
     """An agent from ``"name:k=v,..."`` or ``{"name": ..., **options}``; ``seed`` is passed
-    to agents that take one unless the spec sets it."""
+    to agents that take one unless the spec sets it. Names: see :data:`AGENTS`."""
     if isinstance(spec, dict):
         options = dict(spec)
         name = options.pop("name", None)
@@ -73,7 +78,7 @@ def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
         raise InvalidOptionError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
     module, cls_name = AGENTS[name].split(":")
     cls = getattr(importlib.import_module(module), cls_name)
-    if seed is not None:
+    if seed is not None and "seed" in inspect.signature(cls).parameters:
         options.setdefault("seed", seed)
     try:
         return cls(**options)

@@ -1,0 +1,62 @@
+"""A stable-baselines3 model as a boardzoo agent (for arenas and as a gym opponent)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from boardzoo.errors import InvalidOptionError
+from boardzoo.wrappers.model import boardzoo_env
+
+__all__ = ["SB3Agent"]
+
+
+class SB3Agent:
+    """Plays ``model.predict`` on the observation of the agent to move.
+
+    Works with models trained on boardzoo's single-agent gym view (observations are the
+    mover's planes). MaskablePPO (sb3-contrib) gets the legal-action mask; other models'
+    illegal choices are replaced by the legal action they rate best when they expose action
+    probabilities, else by the first legal action (and counted in ``illegal_choices``).
+    """
+
+    def __init__(self, model: Any, deterministic: bool = True):
+        if not hasattr(model, "predict"):
+            raise InvalidOptionError(f"SB3Agent needs a stable-baselines3 model, got {model!r}")
+        self.model = model
+        self.deterministic = deterministic
+        self.illegal_choices = 0
+
+    def act(self, env: Any) -> int:
+        raw = boardzoo_env(env)
+        if raw is None:
+            raise InvalidOptionError("SB3Agent plays boardzoo envs (AEC or the gym view)")
+        observation = raw.observe(raw.agent_selection)
+        mask = observation["action_mask"].astype(bool)
+        kwargs = {"action_masks": mask} if _is_maskable(self.model) else {}
+        action, _ = self.model.predict(observation["observation"],
+                                       deterministic=self.deterministic, **kwargs)
+        action = int(np.asarray(action).reshape(-1)[0])
+        if mask[action]:
+            return action
+        self.illegal_choices += 1
+        return self._best_legal(observation["observation"], mask)
+
+    def _best_legal(self, planes: np.ndarray, mask: np.ndarray) -> int:
+        policy = getattr(self.model, "policy", None)
+        if policy is not None and hasattr(policy, "get_distribution"):
+            import torch
+
+            obs, _ = policy.obs_to_tensor(planes)
+            with torch.no_grad():
+                probs = policy.get_distribution(obs).distribution.probs[0].cpu().numpy()
+            return int(np.argmax(np.where(mask, probs, -1.0)))
+        return int(np.flatnonzero(mask)[0])
+
+    def __repr__(self) -> str:
+        return f"SB3Agent({type(self.model).__name__})"
+
+
+def _is_maskable(model: Any) -> bool:
+    return type(model).__name__.startswith("Maskable")

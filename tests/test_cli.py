@@ -1,0 +1,48 @@
+"""The boardzoo command: arena (the main job), play, bench, and its error messages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from boardzoo.cli import main
+
+
+def test_arena_runs_a_tournament_and_saves_the_ratings(tmp_path, capsys):
+    out = tmp_path / "results"
+    args = ["arena", "tictactoe", "--agents", "random mcts:simulations=50", "--games", "4",
+            "--workers", "1", "--out", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Elo" in printed and "mcts:simulations=50" in printed
+    ratings = json.loads((out / "tictactoe" / "ratings.json").read_text())
+    assert {row["agent"] for row in ratings["ratings"]} == {"random", "mcts:simulations=50"}
+    assert (out / "tictactoe" / "ratings.png").stat().st_size > 0
+    assert main(args) == 0  # a rerun resumes: nothing left to play
+    assert len((out / "tictactoe" / "random__vs__mcts_simulations=50.jsonl")
+               .read_text().splitlines()) == 4
+
+
+def test_play_reads_moves_until_the_game_ends(monkeypatch, capsys):
+    moves = iter(["help", "zz", "b2", "a1", "c3", "a3", "c1"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(moves))
+    assert main(["play", "tictactoe", "--opponent", "random", "--seed", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert "legal moves:" in printed and "player_1 plays" in printed
+
+
+def test_bench_prints_ratios(capsys):
+    assert main(["bench", "nim", "--repeats", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "MCTS 1000 sims" in printed and "random playouts" in printed
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["arena", "chess", "--games", "2"], "unknown game 'chess'"),
+    (["arena", "tictactoe", "--agents", "random wizard"], "unknown agent 'wizard'"),
+    (["play", "go", "--option", "board_size=40"], "board_size"),
+])
+def test_errors_are_one_clear_line(args, message, capsys):
+    assert main(args) == 2
+    assert message in capsys.readouterr().err

@@ -318,3 +318,16 @@ def test_connect_four_solved_positions_at_100k_simulations(exact_solver):
     bucket = connect_four_accuracy(100_000, buckets=("15-25",), exact_solver=exact_solver)
     positions, preserving, _ = bucket["15-25"]
     assert positions == 80 and preserving >= 0.90
+
+
+@pytest.mark.slow
+def test_othello_defaults_hold_their_own_against_alpha_beta():
+    """MCTSAgent()'s defaults against AlphaBetaAgent at 0.1 s per move on Othello, 40 games
+    from paired openings: not clearly weaker (the 95% interval reaches 0.5). The full
+    comparison (100 games: 0.54) is python -m benchmarks.othello_table."""
+    from boardzoo.agents import AlphaBetaAgent
+    from boardzoo.arena import play_match
+
+    result = play_match("othello", MCTSAgent(time_limit=0.1), AlphaBetaAgent(time_limit=0.1),
+                        games=40, seed=5, opening_plies=4, workers=2)
+    assert result.score_ci[1] >= 0.5, result

@@ -47,7 +47,7 @@ def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list
         0,
         0,
         np.ones(3, bool),
-        np.array(priors),
+        np.array(priors), np.zeros(3),
         False,
         make_rng(0),
     )
@@ -158,7 +158,7 @@ def test_solver_choice_prefers_short_wins_and_long_losses():
         0,
         0,
         np.ones(3, bool),
-        np.full(3, 1 / 3),
+        np.full(3, 1 / 3), np.zeros(3),
         False,
         make_rng(0),
     )

@@ -27,6 +27,7 @@ from boardzoo.agents.mcts.rules import (
     C_GUMBEL_SCALE,
     C_GUMBEL_VISIT,
     C_KIND,
+    C_MINIMAX,
     C_PW,
     C_PW_ALPHA,
     C_PW_C,
@@ -69,7 +70,7 @@ __all__ = ["MCTSAgent", "SearchResult"]
 
 AUTO = "auto"
 SELECTIONS = {"uct": UCT, "puct": PUCT, "gumbel": GUMBEL}
-FALLBACK = {"selection": "uct", "rollout": "random", "evaluator": None}
+FALLBACK = {"selection": "uct", "rollout": "random", "evaluator": None, "implicit_minimax": 0.0}
 EXACT_SOLVER_SHARE = 0.5  # of time_limit, for the game's exact solver at the root
 DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
 GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
@@ -129,15 +130,20 @@ class MCTSAgent:
             of the positions each move leads to); or ``evaluator(model, state) -> (priors,
             value)`` in Python (a network).
 
-            ``selection``, ``rollout`` and ``evaluator`` default to "auto": the setting that
-            measured strongest on the game (its knowledge module's ``MCTS_DEFAULTS``; see
-            docs/agents.md), else UCT with the game's own playout and no evaluator.
+            ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` default to
+            "auto": left all four alone, they take the setting that measured strongest on
+            the game (its knowledge module's ``MCTS_DEFAULTS``; see docs/agents.md); once
+            any is given, the rest mean UCT with the game's own playout, no evaluator and no
+            implicit minimax.
         rave: all-moves-as-first statistics blended into Q (Gelly & Silver), weight
             ``sqrt(rave_k / (3 N + rave_k))``.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
             with the highest priors.
         solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
             play the shortest win (longest loss).
+        implicit_minimax: alpha of implicit minimax backups (Lanctot et al. 2014): Q is
+            mixed as ``(1 - alpha) Q + alpha V`` with V the heuristic evaluations backed up
+            by minimax; needs ``evaluator="heuristic"`` (0 turns it off).
         exact_solver: when the game's exact solver has the position within reach (Connect
             Four from 14 stones, Othello from 18 empties), play its answer; it gets half the
             time limit (without one, its own node budget) and the search the rest.
@@ -167,6 +173,7 @@ class MCTSAgent:
         temperature: float = 0.0,
         seed: int | None = None,
         exact_solver: bool = True,
+        implicit_minimax: float | str = AUTO,
         unvisited_q: float | str = "parent",
         rave_k: float = 1000.0,
         pw_c: float = 2.0,
@@ -184,11 +191,18 @@ class MCTSAgent:
             temperature,
             unvisited_q,
         )
+        if implicit_minimax != AUTO and not (
+            isinstance(implicit_minimax, (int, float)) and 0 <= implicit_minimax <= 1
+        ):
+            raise InvalidOptionError(
+                f"implicit_minimax={implicit_minimax!r}; give 'auto' or alpha in [0, 1]"
+            )
         if simulations is None and time_limit is None:
             simulations = DEFAULT_SIMULATIONS
         self.simulations = simulations
         self.time_limit = time_limit
-        self.requested = {"selection": selection, "rollout": rollout, "evaluator": evaluator}
+        self.requested = {"selection": selection, "rollout": rollout, "evaluator": evaluator,
+                          "implicit_minimax": implicit_minimax}
         self.c = c
         self.rave = rave
         self.progressive_widening = progressive_widening
@@ -261,21 +275,22 @@ class MCTSAgent:
 
     # ----------------------------------------------------------------------- internals
     def settings_for(self, game_name: str | None) -> Settings:
-        """The settings used on ``game_name`` (None: a non-boardzoo env): "auto" arguments
-        take the game's ``MCTS_DEFAULTS`` (its knowledge module), else UCT with the game's
-        own playout and no evaluator."""
+        """The settings used on ``game_name`` (None: a non-boardzoo env). When none of
+        ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` is given, they take
+        the game's ``MCTS_DEFAULTS`` (its knowledge module) as one bundle; once any of them is
+        given, the others that are left "auto" take the plain choice (UCT, the game's own
+        playout, no evaluator, no implicit minimax)."""
         if game_name not in self._settings:
-            knowledge = knowledge_for(game_name) if game_name else None
-            recommended = getattr(knowledge, "MCTS_DEFAULTS", {})
-            chosen = {
-                key: (recommended.get(key, FALLBACK[key]) if value == AUTO else value)
-                for key, value in self.requested.items()
-            }
+            recommended = FALLBACK
+            if all(value == AUTO for value in self.requested.values()) and game_name:
+                recommended = {**FALLBACK, **getattr(knowledge_for(game_name), "MCTS_DEFAULTS", {})}
+            chosen = {key: recommended[key] if value == AUTO else value
+                      for key, value in self.requested.items()}
             c = DEFAULT_C[chosen["selection"]] if self.c is None else float(self.c)
             cfg = self._config(chosen["selection"], c)
-            self._settings[game_name] = Settings(
-                chosen["selection"], chosen["rollout"], chosen["evaluator"], c, cfg
-            )
+            cfg[C_MINIMAX] = chosen["implicit_minimax"]
+            self._settings[game_name] = Settings(chosen["selection"], chosen["rollout"],
+                                                 chosen["evaluator"], c, cfg)
         return self._settings[game_name]
 
     def _config(self, selection: str, c: float) -> np.ndarray:

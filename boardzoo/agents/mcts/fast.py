@@ -13,11 +13,13 @@ import numpy as np
 from numba import njit
 
 from boardzoo.agents.mcts.rules import (
+    C_MINIMAX,
     C_PW,
     C_RAVE,
     C_SOLVER,
     backup,
     backup_amaf,
+    backup_minimax,
     expand,
     mark_terminal,
     propagate_proof,
@@ -29,6 +31,7 @@ from boardzoo.agents.mcts.tree import (
     DRAW,
     FIRST,
     LOSS,
+    MINIMAX,
     MOVER,
     NOT_EXPANDED,
     PROVEN,
@@ -114,7 +117,7 @@ def run_simulations(
     if it is > 0, or when the root is proven). ``forced_child`` >= 0 makes every simulation
     start with that root child (Gumbel's sequential halving). Returns (done, status)."""
     mask = np.zeros(num_actions, np.bool_)
-    priors = np.zeros(num_actions)
+    priors = np.zeros((2, num_actions))  # priors and heuristic values per action
     state = np.empty_like(root_state)
     path = np.empty(MAX_TREE_DEPTH, np.int64)
     trace = np.empty(65536 if cfg[C_RAVE] != 0.0 else 0, np.int64)
@@ -195,6 +198,7 @@ def simulate(
     outcome = np.int64(state[OUTCOME])
     if outcome != 0:
         value0 = SEAT0_RETURN[outcome]
+        floats[node, MINIMAX] = value0 if ints[node, MOVER] == 0 else -value0
         if solver:
             mark_terminal(ints, node, proven_for_mover(outcome, ints[node, MOVER]))
     elif solver and ints[node, PROVEN] != UNKNOWN:
@@ -202,8 +206,9 @@ def simulate(
     else:
         to_move = np.int64(state[TO_PLAY])
         legal_fn(state, mask)
-        priors_fn(state, mask, priors)
-        if not expand(ints, floats, meta, node, to_move, mask, priors, cfg[C_PW] != 0.0, rng):
+        priors_fn(state, mask, priors[0], priors[1])
+        if not expand(ints, floats, meta, node, to_move, mask, priors[0], priors[1],
+                      cfg[C_PW] != 0.0, rng):
             return NEED_SPACE
         value0, count = leaf_fn(state, rng, trace)
         if rave:
@@ -213,19 +218,22 @@ def simulate(
     backup(ints, floats, path, length, value0)
     if rave:
         backup_amaf(ints, floats, path, length, last_play, value0)
+    if cfg[C_MINIMAX] != 0.0:
+        backup_minimax(ints, floats, path, length)
     if solver:
         propagate_proof(ints, path, length)
     return RAN_ALL
 
 
 @njit(cache=True)
-def uniform_priors(state, mask, out):
-    """Equal priors over the legal actions."""
+def uniform_priors(state, mask, out, values):
+    """Equal priors over the legal actions (and no heuristic values: zeros)."""
     count = 0
     for a in range(mask.shape[0]):
         count += mask[a]
     for a in range(mask.shape[0]):
         out[a] = 1.0 / count if mask[a] else 0.0
+        values[a] = 0.0
 
 
 PRIOR_TEMPERATURE = 0.1  # on the [-1, 1] value scale; 0.05-0.5 tried on Othello
@@ -233,29 +241,30 @@ PRIOR_TEMPERATURE = 0.1  # on the [-1, 1] value scale; 0.05-0.5 tried on Othello
 
 def make_evaluation_priors(apply_fn, evaluate_fn):
     """Priors from a compiled evaluation: ``softmax(v(a) / T)`` with ``v(a)`` the mover's
-    value of the position after ``a`` (exact for finished games), ``T = PRIOR_TEMPERATURE``."""
+    value of the position after ``a`` (exact for finished games), ``T = PRIOR_TEMPERATURE``;
+    ``values`` receives ``v(a)`` (the children's first implicit minimax values)."""
 
     @njit
-    def priors(state, mask, out):
+    def priors(state, mask, out, values):
         mover = state[TO_PLAY]
         best = -np.inf
         child = np.empty_like(state)
         for a in range(mask.shape[0]):
-            out[a] = -np.inf
-            if mask[a]:
-                child[:] = state
-                apply_fn(child, a)
-                if child[OUTCOME] != 0:
-                    value = SEAT0_RETURN[child[OUTCOME]]
-                    value = value if mover == 0 else -value
-                else:
-                    value = evaluate_fn(child)
-                    value = value if child[TO_PLAY] == mover else -value
-                out[a] = value / PRIOR_TEMPERATURE
-                best = max(best, out[a])
+            values[a] = 0.0
+            if not mask[a]:
+                continue
+            child[:] = state
+            apply_fn(child, a)
+            if child[OUTCOME] != 0:
+                value = SEAT0_RETURN[child[OUTCOME]]
+                values[a] = value if mover == 0 else -value
+            else:
+                value = evaluate_fn(child)
+                values[a] = value if child[TO_PLAY] == mover else -value
+            best = max(best, values[a])
         total = 0.0
         for a in range(mask.shape[0]):
-            out[a] = np.exp(out[a] - best) if mask[a] else 0.0
+            out[a] = np.exp((values[a] - best) / PRIOR_TEMPERATURE) if mask[a] else 0.0
             total += out[a]
         for a in range(mask.shape[0]):
             out[a] /= total

@@ -103,7 +103,9 @@ def _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) -> i
         to_move = model.to_play(state)
         mask = model.legal_mask(state)
         priors, value0 = _evaluate(model, state, evaluator, mask, to_move, np_rng)
-        if not expand(ints, floats, tree.meta, node, to_move, mask, priors, cfg[C_PW] != 0.0, rng):
+        values = np.zeros(model.num_actions)  # no heuristic values through a model
+        if not expand(ints, floats, tree.meta, node, to_move, mask, priors, values,
+                      cfg[C_PW] != 0.0, rng):
             return NEED_SPACE
     path_array = np.asarray(path, dtype=np.int64)
     backup(ints, floats, path_array, len(path), value0)

@@ -24,6 +24,7 @@ from boardzoo.agents.mcts.tree import (
     DRAW,
     FIRST,
     LOSS,
+    MINIMAX,
     MOVER,
     NOT_EXPANDED,
     PARENT,
@@ -54,8 +55,9 @@ UCT, PUCT, GUMBEL = 0, 1, 2
     C_SOLVER,
     C_GUMBEL_VISIT,
     C_GUMBEL_SCALE,
-) = range(12)
-CONFIG_SIZE = 12
+    C_MINIMAX,
+) = range(13)
+CONFIG_SIZE = 13
 # first-play urgency modes for PUCT: Q of an unvisited child is a constant, or its parent's Q
 FPU_CONSTANT, FPU_PARENT = 0, 1
 PROVEN_VALUE = np.array([0.0, 1.0, -1.0, 0.0])  # by PROVEN code, mover's view
@@ -90,21 +92,24 @@ def node_q(ints, floats, node):
 
 @njit(cache=True)
 def child_q(ints, floats, child, cfg, fpu_q):
-    """Q of a child for its mover: the proven value if solved, RAVE-blended if enabled,
-    ``fpu_q`` if unvisited."""
+    """Q of a child for its mover: the proven value if solved; else the mean value (``fpu_q``
+    if unvisited), RAVE-blended if enabled, and mixed with the implicit minimax value as
+    ``(1 - alpha) Q + alpha V_minimax`` when ``alpha = cfg[C_MINIMAX] > 0``."""
     if cfg[C_SOLVER] != 0.0 and ints[child, PROVEN] != UNKNOWN:
         return PROVEN_VALUE[ints[child, PROVEN]]
     n = ints[child, VISITS]
     if n == 0:
+        q = fpu_q
         if cfg[C_RAVE] != 0.0 and floats[child, AMAF_N] > 0:
-            return floats[child, AMAF_W] / floats[child, AMAF_N]
-        return fpu_q
-    q = floats[child, VALUE] / n
-    if cfg[C_RAVE] != 0.0:
-        amaf_n = floats[child, AMAF_N]
-        amaf_q = floats[child, AMAF_W] / amaf_n if amaf_n > 0 else 0.0
-        q = rave_q(q, n, amaf_q, amaf_n, cfg[C_RAVE_K])
-    return q
+            q = floats[child, AMAF_W] / floats[child, AMAF_N]
+    else:
+        q = floats[child, VALUE] / n
+        if cfg[C_RAVE] != 0.0:
+            amaf_n = floats[child, AMAF_N]
+            amaf_q = floats[child, AMAF_W] / amaf_n if amaf_n > 0 else 0.0
+            q = rave_q(q, n, amaf_q, amaf_n, cfg[C_RAVE_K])
+    alpha = cfg[C_MINIMAX]
+    return q if alpha == 0.0 else (1.0 - alpha) * q + alpha * floats[child, MINIMAX]
 
 
 @njit(cache=True)
@@ -184,8 +189,9 @@ def completed_q(ints, floats, node, cfg, count):
 
 
 @njit(cache=True)
-def expand(ints, floats, meta, node, to_move, mask, priors, order_by_prior, rng):
-    """Create one child per legal action of ``node`` (``mask``), with ``priors`` (per action;
+def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_prior, rng):
+    """Create one child per legal action of ``node`` (``mask``), with ``priors`` and heuristic
+    ``values`` (mover's view, the children's first implicit minimax values; per action,
     ignored where illegal). Under progressive widening the children are sorted by prior
     (random among equal priors). Returns False when the tree has no room."""
     count = 0
@@ -210,6 +216,7 @@ def expand(ints, floats, meta, node, to_move, mask, priors, order_by_prior, rng)
             ints[row, FIRST] = NOT_EXPANDED
             ints[row, MOVER] = to_move
             floats[row, PRIOR] = priors[a]
+            floats[row, MINIMAX] = values[a]
             k += 1
     if order_by_prior:
         _sort_children_by_prior(ints, floats, first, count, rng)
@@ -261,6 +268,20 @@ def backup_amaf(ints, floats, path, length, last_play, value0):
             if last_play[mover, ints[child, ACTION]] >= i:
                 floats[child, AMAF_N] += 1.0
                 floats[child, AMAF_W] += value
+
+
+@njit(cache=True)
+def backup_minimax(ints, floats, path, length):
+    """Implicit minimax backups: from the leaf's parent up, each node's MINIMAX becomes the
+    best of its children's (converted to the node's own mover)."""
+    for i in range(length - 2, -1, -1):
+        node = path[i]
+        first, count = ints[node, FIRST], ints[node, COUNT]
+        best = -np.inf
+        for k in range(count):
+            best = max(best, floats[first + k, MINIMAX])
+        same_seat = ints[node, MOVER] == ints[node, TO_MOVE]
+        floats[node, MINIMAX] = best if same_seat else -best
 
 
 @njit(cache=True)

@@ -11,7 +11,8 @@ together when the node is expanded. Edge statistics live on the child row:
   ``DRAW`` or ``UNKNOWN``; ``DEPTH`` is the number of plies to the end under perfect play
   (shortest win, longest loss).
 * ``PRIOR`` is the selection prior; ``AMAF_N``/``AMAF_W`` the all-moves-as-first statistics
-  (RAVE), also from the mover's view.
+  (RAVE), also from the mover's view; ``MINIMAX`` the implicit minimax value (the heuristic
+  evaluations of the leaves backed up by minimax, Lanctot et al. 2014), mover's view.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from numba import njit
 PARENT, ACTION, FIRST, COUNT, VISITS, MOVER, PROVEN, DEPTH, TO_MOVE = range(9)
 INT_COLUMNS = 9
 # float columns
-VALUE, PRIOR, AMAF_N, AMAF_W = range(4)
-FLOAT_COLUMNS = 4
+VALUE, PRIOR, AMAF_N, AMAF_W, MINIMAX = range(5)
+FLOAT_COLUMNS = 5
 # proven results (from the edge mover's view)
 UNKNOWN, WIN, LOSS, DRAW = 0, 1, 2, 3
 # meta slots

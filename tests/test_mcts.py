@@ -331,3 +331,32 @@ def test_othello_defaults_hold_their_own_against_alpha_beta():
     result = play_match("othello", MCTSAgent(time_limit=0.1), AlphaBetaAgent(time_limit=0.1),
                         games=40, seed=5, opening_plies=4, workers=2)
     assert result.score_ci[1] >= 0.5, result
+
+
+def test_implicit_minimax_backs_up_heuristic_values_by_negamax():
+    """Root (seat 0 to move) with two children whose own children carry heuristic values;
+    each node's MINIMAX is the best value for the side choosing there, in its mover's view."""
+    from boardzoo.agents.mcts.rules import backup_minimax
+    from boardzoo.agents.mcts.tree import MINIMAX
+
+    tree = Tree(16)
+    ints, floats, meta, rng = tree.ints, tree.floats, tree.meta, make_rng(0)
+    expand(ints, floats, meta, 0, 0, np.ones(2, bool), np.full(2, 0.5), np.array([0.2, 0.1]),
+           False, rng)
+    # after root move 0, seat 1 chooses between values (for seat 1) 0.5 and -0.3
+    expand(ints, floats, meta, 1, 1, np.ones(2, bool), np.full(2, 0.5), np.array([0.5, -0.3]),
+           False, rng)
+    backup_minimax(ints, floats, np.array([0, 1, 3], np.int64), 3)
+    assert floats[1, MINIMAX] == pytest.approx(-0.5)  # seat 0's view of move 0: seat 1 gets 0.5
+    assert floats[0, MINIMAX] == pytest.approx(-0.1)  # the root's mover is seat 1: -max(-0.5, 0.1)
+
+
+def test_auto_settings_apply_as_a_bundle():
+    othello = MCTSAgent().settings_for("othello")
+    assert (othello.selection, othello.evaluator, othello.cfg[-1]) == ("puct", "heuristic", 0.5)
+    assert MCTSAgent().settings_for("go").rollout == "heuristic"
+    plain = MCTSAgent(selection="uct").settings_for("othello")
+    assert (plain.selection, plain.rollout, plain.evaluator, plain.cfg[-1]) == ("uct", "random",
+                                                                               None, 0.0)
+    with pytest.raises(InvalidOptionError, match="implicit_minimax"):
+        MCTSAgent(implicit_minimax=2)

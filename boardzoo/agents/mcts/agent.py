@@ -46,7 +46,6 @@ from boardzoo.agents.mcts.rules import (
 )
 from boardzoo.agents.mcts.tree import (
     ACTION,
-    COUNT,
     DEPTH,
     DRAW,
     FIRST,
@@ -422,14 +421,14 @@ class MCTSAgent:
         after_ours = model.step(old_root, our_action)
         if np.array_equal(after_ours, root):
             return ours
-        for child in _children(self.tree.ints, ours):
+        for child in self.tree.children(ours):
             if np.array_equal(model.step(after_ours, int(self.tree.ints[child, ACTION])), root):
                 return child
         return -1
 
     def _add_root_noise(self, model: EnvModel, root: Any) -> None:
         epsilon, alpha = self.dirichlet
-        children = _children(self.tree.ints, 0)
+        children = list(self.tree.children())
         priors = np.zeros(model.num_actions)
         mask = np.zeros(model.num_actions, dtype=bool)
         actions = self.tree.ints[children, ACTION]
@@ -442,7 +441,7 @@ class MCTSAgent:
         """Sequential halving over the top-m actions by Gumbel noise + log prior; returns
         (simulations run, chosen child row, improved policy over the root children)."""
         ints, floats = self.tree.ints, self.tree.floats
-        children = np.array(_children(ints, 0))
+        children = np.array(self.tree.children())
         logits = np.log(np.maximum(floats[children, PRIOR], 1e-12))
         gumbel = self.np_rng.gumbel(size=children.size)
         m = min(self._gumbel_width(), children.size)
@@ -484,7 +483,7 @@ class MCTSAgent:
         start: float,
     ) -> SearchResult:
         ints, floats = self.tree.ints, self.tree.floats
-        children = _children(ints, 0)
+        children = list(self.tree.children())
         actions = ints[children, ACTION]
         visits = np.zeros(model.num_actions)
         q = np.full(model.num_actions, np.nan)
@@ -510,7 +509,7 @@ class MCTSAgent:
             q=q,
             prior=prior,
             policy=policy,
-            pv=_principal_variation(ints),
+            pv=_principal_variation(self.tree),
             value=-float(floats[0, VALUE]) / root_n,
             proven=proven,
             simulations=simulations,
@@ -541,18 +540,12 @@ class MCTSAgent:
         return candidates[int(best)]
 
 
-def _children(ints: np.ndarray, node: int) -> list[int]:
-    first = int(ints[node, FIRST])
-    if first == NOT_EXPANDED:
-        return []
-    return list(range(first, first + int(ints[node, COUNT])))
-
-
-def _principal_variation(ints: np.ndarray, max_length: int = 32) -> list[int]:
+def _principal_variation(tree: Tree, max_length: int = 32) -> list[int]:
     """Actions along the most visited children from the root."""
+    ints = tree.ints
     pv, node = [], 0
     while len(pv) < max_length:
-        children = _children(ints, node)
+        children = tree.children(node)
         if not children:
             break
         node = max(children, key=lambda c: ints[c, VISITS])

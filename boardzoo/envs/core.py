@@ -281,7 +281,7 @@ def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):
 
     @njit
     def playout_trace(state, rng, trace):
-        scratch = np.zeros(num_actions_kernel(state), np.bool_)
+        scratch = np.empty(num_actions_kernel(state), np.bool_)  # the kernel fills it all
         plies = 0
         while state[OUTCOME] == ONGOING:
             action = choose_true(rng, scratch, legal_mask_kernel(state, scratch))

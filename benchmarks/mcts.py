@@ -67,11 +67,12 @@ def openspiel_seconds(name: str, options: dict, repeats: int) -> float | None:
 
 def bench_mcts(game: str, repeats: int) -> list[Row]:
     ref = REFERENCES[game]
-    configs = [(ref.options, ref.openspiel_options, label(game))]
-    if game == "go":
-        configs += [({"board_size": n}, {"board_size": n}, f"go {n}x{n}") for n in EXTRA_GO_SIZES]
+    configs = [(ref.options, ref.openspiel_options, label(game), TARGETS.get(game))]
+    if game == "go":  # reported, no target
+        configs += [({"board_size": n}, {"board_size": n}, f"go {n}x{n}", None)
+                    for n in EXTRA_GO_SIZES]
     rows = []
-    for options, spiel_options, name in configs:
+    for options, spiel_options, name, target in configs:
         ours, theirs = [], []
         for _ in range(repeats):  # alternate, so machine noise hits both
             ours.append(ours_seconds(game, options, 1))
@@ -87,7 +88,7 @@ def bench_mcts(game: str, repeats: int) -> list[Row]:
                 ours_rate,
                 theirs_rate,
                 "OpenSpiel C++ MCTSBot" if theirs_rate else "OpenSpiel not installed",
-                TARGETS.get(game),
+                target,
                 note,
             )
         )

@@ -43,6 +43,17 @@ def next_u64(rng: np.ndarray) -> np.uint64:
 
 
 @njit(cache=True)
+def scramble(x: np.uint64) -> np.uint64:
+    """A bijective mix of a 64-bit word: three xorshift rounds (no multiplications, so plain
+    Python gives the same value without overflow warnings). For hashing position keys."""
+    for _ in range(3):
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+    return x
+
+
+@njit(cache=True)
 def below(rng: np.ndarray, n: int) -> int:
     """A uniform integer in ``[0, n)`` (``n >= 1``; the modulo bias is below 2**-40)."""
     return np.int64(next_u64(rng) % np.uint64(n))

@@ -50,6 +50,7 @@ from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge import knowledge_for
+from boardzoo.rng import scramble
 from boardzoo.wrappers.model import EnvModel
 
 __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
@@ -148,21 +149,11 @@ def _outcome_value(state):
 
 
 @njit(cache=True)
-def _mix(x):
-    """A bijective xor-shift scramble of a uint64 (no multiplications: exact in plain Python)."""
-    for _ in range(3):
-        x ^= x << np.uint64(13)
-        x ^= x >> np.uint64(7)
-        x ^= x << np.uint64(17)
-    return x
-
-
-@njit(cache=True)
 def _state_key(state):
     """Fallback position key: a hash of every entry of the state array."""
     key = np.uint64(0x9E3779B97F4A7C15)
     for i in range(state.shape[0]):
-        key = _mix(key ^ np.uint64(state[i]))
+        key = scramble(key ^ np.uint64(state[i]))
     return key
 
 
@@ -216,7 +207,7 @@ def _lookup(table, stats, key, ply, depth, alpha, beta):
     """(slot, stored move or -1, settled, score) for ``key``: ``settled`` when this search's
     entry holds a bound that decides the node at this depth and window (never at the root);
     a decision resting on heuristic values counts as a horizon evaluation."""
-    slot = np.int64(_mix(key) & np.uint64(table.keys.shape[0] - 1))
+    slot = np.int64(scramble(key) & np.uint64(table.keys.shape[0] - 1))
     if table.keys[slot] != key or table.info[slot, _STAMP] != stats[_STAMP_NOW]:
         return slot, -1, False, 0
     move = table.info[slot, _MOVE]

@@ -51,7 +51,7 @@ from numba import njit
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, P0_WINS, P1_WINS, PLY, TO_PLAY, Game, require
 from boardzoo.errors import IllegalActionError, InvalidPositionError
-from boardzoo.rng import below
+from boardzoo.rng import below, scramble
 
 __all__ = [
     "SIZE",
@@ -201,24 +201,13 @@ def _rotate_left(x, k):
 
 
 @njit(cache=True)
-def _scramble(x):
-    """A bijective xor-shift mix of a 64-bit word (no multiplications, so the plain-Python
-    mode gives the same value without overflow warnings)."""
-    for _ in range(3):
-        x ^= x << np.uint64(13)
-        x ^= x >> np.uint64(7)
-        x ^= x << np.uint64(17)
-    return x
-
-
-@njit(cache=True)
 def position_key(player, opponent):
     """A 64-bit hash of (player to move, opponent) for transposition tables.
 
     Equal positions give equal keys in every process; different positions collide rarely but
     can, so a table should also store and compare the two bitboards.
     """
-    return _scramble(player) ^ _rotate_left(_scramble(opponent ^ np.uint64(0x9E3779B97F4A7C15)), 29)
+    return scramble(player) ^ _rotate_left(scramble(opponent ^ np.uint64(0x9E3779B97F4A7C15)), 29)
 
 
 @njit(cache=True)

@@ -1,2 +1,3 @@
-"""boardzoo's speed benchmarks: each figure is measured next to a reference (PettingZoo,
-OpenSpiel) in the same run and reported as a ratio. Run with ``boardzoo bench``."""
+"""Strength studies of a source checkout (they read tests/data and write docs/): run them as
+``python -m benchmarks.strength`` and ``python -m benchmarks.othello_table``. The speed
+benchmarks behind ``boardzoo bench`` ship with the package, in :mod:`boardzoo.bench`."""

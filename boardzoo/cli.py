@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench",
         help="speed figures as ratios against references measured in the same run",
-        description="Runs the benchmarks in benchmarks/ (a source checkout) and prints each "
+        description="Runs the speed benchmarks (boardzoo.bench) and prints each "
         "figure next to its reference (PettingZoo, OpenSpiel) as a ratio.",
     )
     bench.add_argument("game", nargs="?", default=None, help="only this game")
@@ -248,19 +248,9 @@ def _ask_move(env: Any) -> int | None:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    root = Path(__file__).resolve().parents[1]
-    if not (root / "benchmarks" / "__init__.py").exists():
-        print(
-            "boardzoo bench runs the benchmarks of a source checkout (benchmarks/); "
-            "clone the repository and install it with pip install -e .",
-            file=sys.stderr,
-        )
-        return 2
-    sys.path.insert(0, str(root))
-    from benchmarks.run import main as bench_main
+    from boardzoo.bench.run import main as bench_main
 
     return bench_main(game=args.game, repeats=args.repeats, out=args.out)
-
 
 if __name__ == "__main__":
     sys.exit(main())

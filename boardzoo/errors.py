@@ -11,7 +11,6 @@ __all__ = [
     "IncompatibleSnapshotError",
     "InvalidOptionError",
     "UnknownGameError",
-    "WrongSeatError",
 ]
 
 
@@ -42,6 +41,3 @@ class InvalidOptionError(BoardzooError):
 class UnknownGameError(BoardzooError):
     """A game name that boardzoo does not know."""
 
-
-class WrongSeatError(BoardzooError):
-    """An agent asked to act, or a seat given, when it is not that seat's turn or not a seat."""

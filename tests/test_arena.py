@@ -10,6 +10,7 @@ import pytest
 
 from boardzoo.agents import MCTSAgent, RandomAgent
 from boardzoo.arena import play_match, random_openings, tournament
+from boardzoo.envs import make_game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.ratings import SPRT, elo_ratings, expected_score, score_interval
 
@@ -93,8 +94,18 @@ def test_openings_are_paired_and_colours_alternate():
     for first, second in zip(records[::2], records[1::2], strict=True):
         assert first.opening == second.opening and len(first.opening) == 4
     assert len({tuple(r.opening) for r in records}) == 5
-    assert result.wins + result.draws + result.losses == 10
-    assert result.score_ci[0] <= result.score <= result.score_ci[1]
+    # the totals are agent_a's results read from the games as played: each record replays
+    # (opening + moves) to a finished game whose returns give agent_a's score
+    game = make_game("connect_four")
+    for record in records:
+        final = game.replay(record.opening + record.moves)
+        assert game.is_terminal(final) and list(game.returns(final)) == record.returns
+        assert record.score == (record.returns[record.agent_a_seat] + 1) / 2
+    scores = [r.score for r in records]
+    assert (result.wins, result.draws, result.losses) == (
+        scores.count(1.0), scores.count(0.5), scores.count(0.0))
+    assert result.score == pytest.approx(sum(scores) / 10)
+    assert result.score_ci == pytest.approx(score_interval(sum(scores) / 10, 10))
 
 
 def test_deterministic_agents_do_not_replay_the_same_game():

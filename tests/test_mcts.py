@@ -13,6 +13,7 @@ from boardzoo.agents.mcts.rules import (
     C_C,
     C_FPU_MODE,
     C_KIND,
+    C_MINIMAX,
     CONFIG_SIZE,
     FPU_CONSTANT,
     PUCT,
@@ -28,6 +29,7 @@ from boardzoo.agents.mcts.tree import ACTION, DEPTH, LOSS, PROVEN, VISITS, WIN, 
 from boardzoo.arena import play_game
 from boardzoo.envs import make_env
 from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.knowledge import knowledge_for
 from boardzoo.rng import make_rng
 
 DATA = Path(__file__).parent / "data"
@@ -184,8 +186,9 @@ def test_tree_is_reused_after_our_move_and_the_reply():
     env.step(reply)
     kept_visits = _subtree_visits(agent, first.action, reply)
     second = agent.search(env)
-    assert kept_visits > 0
-    assert second.visits.sum() == pytest.approx(kept_visits + 2000 - 1, abs=1)
+    assert kept_visits > 0 and second.simulations == 2000  # the budget counts new ones only
+    # the root's visits are the kept subtree's plus every new simulation
+    assert second.visits.sum() == kept_visits + second.simulations
 
 
 def _subtree_visits(agent: MCTSAgent, first_action: int, reply: int) -> int:
@@ -352,11 +355,15 @@ def test_implicit_minimax_backs_up_heuristic_values_by_negamax():
 
 
 def test_auto_settings_apply_as_a_bundle():
+    declared = knowledge_for("othello").MCTS_DEFAULTS  # what the game's knowledge recommends
+    assert declared.keys() >= {"selection", "evaluator", "implicit_minimax"}
     othello = MCTSAgent().settings_for("othello")
-    assert (othello.selection, othello.evaluator, othello.cfg[-1]) == ("puct", "heuristic", 0.5)
-    assert MCTSAgent().settings_for("go").rollout == "heuristic"
+    assert (othello.selection, othello.evaluator, othello.cfg[C_MINIMAX]) == (
+        declared["selection"], declared["evaluator"], declared["implicit_minimax"])
+    assert MCTSAgent().settings_for("go").rollout == knowledge_for("go").MCTS_DEFAULTS["rollout"]
+    # one setting given: the rest fall back to the plain choices, not the game's bundle
     plain = MCTSAgent(selection="uct").settings_for("othello")
-    assert (plain.selection, plain.rollout, plain.evaluator, plain.cfg[-1]) == ("uct", "random",
-                                                                               None, 0.0)
+    assert (plain.selection, plain.rollout, plain.evaluator, plain.cfg[C_MINIMAX]) == (
+        "uct", "random", None, 0.0)
     with pytest.raises(InvalidOptionError, match="implicit_minimax"):
         MCTSAgent(implicit_minimax=2)

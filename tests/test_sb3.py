@@ -9,6 +9,7 @@ import pytest
 import boardzoo  # noqa: F401 - registers the gym ids
 from boardzoo.agents import RandomAgent, SB3Agent, make_agent
 from boardzoo.arena import play_match
+from boardzoo.envs import make_game
 from boardzoo.errors import InvalidOptionError
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
@@ -26,7 +27,11 @@ def maskable_ppo():
 def test_maskable_ppo_trains_on_the_gym_view_and_plays_legal_moves(maskable_ppo):
     agent = SB3Agent(maskable_ppo)
     result = play_match("tictactoe", agent, RandomAgent(0), games=6)
-    assert result.games == 6 and agent.illegal_choices == 0
+    assert agent.illegal_choices == 0  # the mask reached the model: it never asked for a taken cell
+    game = make_game("tictactoe")
+    for record in result.records:  # every game the model played replays legally to its end
+        final = game.replay(record.opening + record.moves)
+        assert game.is_terminal(final) and list(game.returns(final)) == record.returns
 
 
 def test_a_model_is_a_gym_opponent(maskable_ppo):

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import abc
 import functools
-import hashlib
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
@@ -47,7 +46,6 @@ __all__ = [
     "P1_WINS",
     "DRAW",
     "Game",
-    "Kernels",
     "outcome_returns",
     "make_random_playout",
     "own_opponent_planes",
@@ -64,14 +62,6 @@ _RETURNS = np.array([[0.0, 0.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
 def outcome_returns(outcome: int) -> np.ndarray:
     """Returns per seat (shape ``[2]``: +1 win, 0 draw, -1 loss) for an outcome code."""
     return _RETURNS[outcome].copy()
-
-
-class Kernels(NamedTuple):
-    """The compiled functions search runs in its inner loop (see the module docstring)."""
-
-    legal_mask: Any
-    apply: Any
-    playout: Any
 
 
 class Game(abc.ABC):
@@ -146,11 +136,6 @@ class Game(abc.ABC):
         """Identifies the game and its options (snapshots of other keys are rejected)."""
         return (self.name, tuple(sorted((k, repr(v)) for k, v in self.options.items())))
 
-    @property
-    def kernels(self) -> Kernels:
-        """The compiled kernels, for search loops that take them as arguments."""
-        return Kernels(self.legal_mask_kernel, self.apply_kernel, self.playout_kernel)
-
     def legal_mask(self, state: np.ndarray) -> np.ndarray:
         """Bool array of shape ``[num_actions]``, True = legal; all False at the end."""
         out = np.zeros(self.num_actions, dtype=np.bool_)
@@ -186,11 +171,6 @@ class Game(abc.ABC):
         new_state = state.copy()
         self.apply_kernel(new_state, action)
         return new_state
-
-    def hash(self, state: np.ndarray) -> int:
-        """A 64-bit hash of the state array, equal in every process (search code that wants
-        transpositions to merge uses the game's own position key instead)."""
-        return int.from_bytes(hashlib.blake2b(state.tobytes(), digest_size=8).digest(), "little")
 
     def check_action(self, state: np.ndarray, action: Any, mask: np.ndarray | None = None) -> int:
         """``action`` as an int if it is legal in ``state``; otherwise IllegalActionError."""

@@ -12,9 +12,9 @@ import math
 import statistics
 import time
 
-from benchmarks.common import Row
-from benchmarks.envs import REFERENCES, label
 from boardzoo.agents import MCTSAgent
+from boardzoo.bench.common import Row
+from boardzoo.bench.envs import REFERENCES, label
 from boardzoo.envs import make_env
 
 SIMULATIONS = 1000

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from benchmarks.common import Row, interleaved_rates, rate
+from boardzoo.bench.common import Row, interleaved_rates, rate
 from boardzoo.envs import make_env
 from boardzoo.rng import make_rng
 from boardzoo.wrappers.model import clone_aec_env
@@ -119,7 +119,7 @@ def pettingzoo_rates(name: str, options: dict, seconds: float = 0.3) -> dict[str
 
 def pettingzoo_rates_in_own_process(name: str, options: dict) -> dict[str, float]:
     code = (
-        "import json, sys; from benchmarks.envs import pettingzoo_rates; "
+        "import json, sys; from boardzoo.bench.envs import pettingzoo_rates; "
         f"print(json.dumps(pettingzoo_rates({name!r}, {options!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

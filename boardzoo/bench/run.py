@@ -9,8 +9,8 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks import envs, mcts
-from benchmarks.common import Row
+from boardzoo.bench import envs, mcts
+from boardzoo.bench.common import Row
 from boardzoo.errors import UnknownGameError
 
 SUITES = [*envs.BENCHMARKS, *mcts.BENCHMARKS]

@@ -207,6 +207,11 @@ class BoardGameEnv(AECEnv):
         if snapshot.game_key != self.game.key:
             theirs, ours = _describe(snapshot.game_key), _describe(self.game.key)
             raise IncompatibleSnapshotError(f"snapshot is of {theirs}, this env plays {ours}")
+        try:
+            self.game.validate_state(snapshot.state)
+        except InvalidPositionError as err:
+            raise IncompatibleSnapshotError(f"snapshot state rejected: {err}") from None
+        _check_bookkeeping(snapshot)
         self._state = snapshot.state
         self._state.flags.writeable = False  # an unpickled snapshot: keep it intact too
         self._mask = None
@@ -296,6 +301,40 @@ class BoardGameEnv(AECEnv):
         self.terminations = {a: True for a in AGENTS}
 
 
-def _describe(key: tuple) -> str:
-    name, options = key
-    return f"{name}({', '.join(f'{k}={v}' for k, v in options)})"
+def _describe(key: Any) -> str:
+    try:
+        name, options = key
+        return f"{name}({', '.join(f'{k}={v}' for k, v in options)})"
+    except (TypeError, ValueError):
+        return repr(key)
+
+
+def _check_bookkeeping(snapshot: EnvSnapshot) -> None:
+    """IncompatibleSnapshotError unless the PettingZoo bookkeeping of a snapshot is of the
+    shape ``clone_state`` writes and agrees with its (validated) state: known agents, the
+    side to move selected while the game runs, every agent terminated once it is over."""
+    agents = snapshot.agents
+    dicts = (snapshot.rewards, snapshot.cumulative_rewards, snapshot.terminations,
+             snapshot.truncations)
+    problem = None
+    if not isinstance(agents, tuple) or list(agents) != [a for a in AGENTS if a in agents]:
+        problem = f"agents {agents!r} are not in {AGENTS}"
+    elif snapshot.agent_selection not in AGENTS or snapshot.skip_agent_selection not in (
+        None, *AGENTS
+    ):
+        problem = f"agent_selection {snapshot.agent_selection!r} is not one of {AGENTS}"
+    elif not all(isinstance(d, dict) and set(d) == set(agents) for d in dicts):
+        problem = f"its rewards/terminations/truncations are not keyed by the agents {agents}"
+    elif not all(
+        isinstance(v, (int, float, np.integer, np.floating)) and -1 <= v <= 1
+        for d in dicts[:2] for v in d.values()
+    ) or not all(isinstance(v, (bool, np.bool_)) for d in dicts[2:] for v in d.values()):
+        problem = "its rewards are not numbers in [-1, 1] or its terminations not booleans"
+    elif snapshot.state[OUTCOME] and not all(snapshot.terminations.values()):
+        problem = "its game is over but terminations are not all True"
+    elif agents and not any(snapshot.terminations.values()) and (
+        snapshot.agent_selection != AGENTS[int(snapshot.state[TO_PLAY])]
+    ):
+        problem = f"{snapshot.agent_selection} is selected but the state has the other seat to move"
+    if problem:
+        raise IncompatibleSnapshotError(f"snapshot bookkeeping rejected: {problem}")

@@ -91,6 +91,10 @@ class Game(abc.ABC):
     )
     #: what ``position()`` returns and ``reset(options={"position": ...})`` accepts
     position_format: ClassVar[str]
+    #: state slots the position text does not record (e.g. a ply count that passes or a
+    #: parsed start leave open); the round trip in :meth:`check_state` skips them, so a game
+    #: that lists any checks them in its own ``check_state``
+    unrecorded_slots: ClassVar[tuple[int, ...]] = ()
 
     def __init__(self, num_actions: int, planes_shape: tuple[int, int, int], **options: Any):
         self.num_actions = num_actions
@@ -130,7 +134,58 @@ class Game(abc.ABC):
     def parse_position(self, text: str) -> np.ndarray:
         """A state from position text; malformed or unreachable text raises InvalidPositionError."""
 
+    def check_state(self, state: np.ndarray) -> None:
+        """Hook: InvalidPositionError unless ``state`` (of the right dtype, length and header,
+        see :meth:`validate_state`) is a position of this game with these options.
+
+        The default rebuilds the state from its position text (``parse_position`` checks
+        cell values, piece counts, side to move, result and legality of every recorded move)
+        and requires every slot but ``unrecorded_slots`` to match, so derived data (bitboards,
+        chains, hashes) cannot disagree with the position either. It never runs a kernel on
+        ``state`` itself. Games whose text leaves slots open extend it.
+        """
+        try:
+            rebuilt = self.parse_position(self.position(state))
+        except InvalidPositionError as err:
+            raise InvalidPositionError(f"its position is not one of {self!r}: {err}") from None
+        except (IndexError, KeyError, ValueError, OverflowError, TypeError):
+            raise InvalidPositionError(f"it does not decode as a position of {self!r}") from None
+        differs = rebuilt != state
+        differs[list(self.unrecorded_slots)] = False
+        if differs.any():
+            slots = np.flatnonzero(differs)[:5].tolist()
+            raise InvalidPositionError(
+                f"slot(s) {slots} disagree with the position they describe, "
+                f"{self.position(state)!r}"
+            )
+
     # ------------------------------------------------------------------ generic pure API
+    @functools.cached_property
+    def _template(self) -> np.ndarray:
+        return self.initial_state()
+
+    def validate_state(self, state: Any) -> None:
+        """InvalidPositionError unless ``state`` is a state array of this game and options:
+        a 1-D array of the game's dtype and length, a header with the seat to move 0 or 1,
+        an outcome code 0..3 and a ply count >= 0, and the game's own invariants
+        (:meth:`check_state`). Run on every restored snapshot, so no foreign or corrupted
+        array reaches the compiled kernels."""
+        template = self._template
+        if not isinstance(state, np.ndarray):
+            raise InvalidPositionError(f"the state must be a numpy array, got {type(state).__name__}")
+        if state.dtype != template.dtype or state.shape != template.shape:
+            raise InvalidPositionError(
+                f"the state is a {state.dtype} array of shape {state.shape}; {self!r} uses "
+                f"{template.dtype} of shape {template.shape}"
+            )
+        to_play, outcome, ply = (int(state[slot]) for slot in (TO_PLAY, OUTCOME, PLY))
+        if to_play not in (0, 1) or outcome not in (ONGOING, P0_WINS, P1_WINS, DRAW) or ply < 0:
+            raise InvalidPositionError(
+                f"its header (to_play={to_play}, outcome={outcome}, ply={ply}) is not one of "
+                "to_play 0 or 1, outcome 0..3 (ongoing, player_0 won, player_1 won, draw), ply >= 0"
+            )
+        self.check_state(state)
+
     @functools.cached_property
     def key(self) -> tuple:
         """Identifies the game and its options (snapshots of other keys are rejected)."""

@@ -709,7 +709,7 @@ class Go(Game):
             komi=self.komi,
             ko=ko,
             suicide=self.suicide,
-            max_moves=max_moves,
+            max_moves=self.max_moves,  # None stands for its default: one key for both
         )
         self._empty = self._blank_state()
         _start(self._empty)

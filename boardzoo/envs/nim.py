@@ -98,6 +98,7 @@ class Nim(Game):
     playout_trace_kernel = staticmethod(playout_trace_kernel)
     piece_symbols = (".", "o", "o")
     position_format = 'heap sizes comma-separated, a space, the seat to move, e.g. "3,4,5 0"'
+    unrecorded_slots = (PLY,)
 
     def __init__(
         self, heaps: tuple[int, ...] = (11,), max_take: int | None = 3, misere: bool = False
@@ -125,6 +126,18 @@ class Nim(Game):
 
     def initial_state(self) -> np.ndarray:
         return self._state_for(self.heaps, seat=0)
+
+    def check_state(self, state: np.ndarray) -> None:
+        """Heaps, take limit, misère flag and result as the text round trip checks them; the
+        ply count (not in the text) at most the stones a start position can hold, since
+        every move takes at least one."""
+        super().check_state(state)
+        most = len(self.heaps) * max(self.heaps)
+        if int(state[PLY]) > most:
+            raise InvalidPositionError(
+                f"ply={int(state[PLY])} is impossible: {len(self.heaps)} heap(s) of at most "
+                f"{max(self.heaps)} stones allow at most {most} moves"
+            )
 
     def _state_for(self, heaps: tuple[int, ...], seat: int) -> np.ndarray:
         state = np.zeros(HEAPS + len(heaps), dtype=np.int64)

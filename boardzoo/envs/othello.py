@@ -345,6 +345,7 @@ class Othello(Game):
         '"-" empty), a space, and the side to move "X" or "O" (the FFO/OBF format), e.g. '
         '"---------------------------OX------XO--------------------------- X"'
     )
+    unrecorded_slots = (PLY,)
 
     def __init__(self, board_size: int = 8) -> None:
         require(
@@ -364,6 +365,18 @@ class Othello(Game):
         white = (1 << self._square(c - 1, c - 1)) | (1 << self._square(c, c))
         black = (1 << self._square(c - 1, c)) | (1 << self._square(c, c - 1))
         return np.array([0, ONGOING, 0, self.size, black, white], dtype=np.uint64)
+
+    def check_state(self, state: np.ndarray) -> None:
+        """Board, side to move and result as the text round trip checks them; the ply count
+        (the text records no passes) between the placements and twice them, since the first
+        move is never a pass and two passes in a row end the game."""
+        super().check_state(state)
+        placements = int((self.cells(state) > 0).sum()) - 4
+        if not placements <= int(state[PLY]) <= 2 * placements:
+            raise InvalidPositionError(
+                f"ply={int(state[PLY])} is impossible with {placements} disc(s) placed: it "
+                f"counts placements and passes, so it lies in {placements}..{2 * placements}"
+            )
 
     def cells(self, state: np.ndarray) -> np.ndarray:
         grid = self._grid(state[BLACK]) + 2 * self._grid(state[WHITE])

@@ -6,8 +6,8 @@ Run ``python docs/make_games_md.py``; a test fails when the page is out of date.
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import sys
 from pathlib import Path
 
 from boardzoo.envs import GAMES
@@ -29,9 +29,8 @@ the notation below; an illegal action raises `boardzoo.errors.IllegalActionError
 
 def render() -> str:
     sections = [INTRO]
-    for name, target in GAMES.items():
-        module = importlib.import_module(target.split(":")[0])
-        doc = inspect.getdoc(module) or ""
+    for name, cls in GAMES.items():
+        doc = inspect.getdoc(sys.modules[cls.__module__]) or ""
         title, _, body = doc.partition("\n")
         sections.append(f"## {name}: {title.strip()}\n\n```text\n{body.strip()}\n```\n")
     return "\n".join(sections)

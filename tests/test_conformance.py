@@ -1,33 +1,36 @@
 """One conformance suite over every registered game and option set.
 
-Checks what every boardzoo env promises: PettingZoo's api_test, Gymnasium's check_env on the
-single-agent view, pure functions that never mutate their input, clone/restore independence,
-determinism under a seed, zero-sum returns only at the end, observation dtype and shape,
-non-empty masks while the game runs, and position text that round-trips.
+The checks are boardzoo.testing's (what ``check_game`` runs on any game, a user's included):
+PettingZoo's api_test, Gymnasium's check_env on the single-agent view, pure functions that
+never mutate their input, clone/restore independence, determinism under a seed, zero-sum
+returns only at the end, observation dtype and shape, non-empty masks while the game runs,
+and position text that round-trips. The env shell's own error paths are tested here.
 """
 
 from __future__ import annotations
 
-import pickle
-import warnings
-
-import gymnasium as gym
-import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test
 
-import boardzoo
-from boardzoo.agents import RandomAgent
 from boardzoo.envs import GAMES, make_env
 from boardzoo.envs.aec import UnusedResetOptionWarning
 from boardzoo.errors import (
     GameOverError,
-    IllegalActionError,
     IncompatibleSnapshotError,
     InvalidOptionError,
     InvalidPositionError,
     UnknownGameError,
+)
+from boardzoo.testing import (
+    check_clone_independence,
+    check_clone_restore,
+    check_compiled_playouts,
+    check_determinism,
+    check_finished_games,
+    check_gymnasium,
+    check_illegal_actions,
+    check_pettingzoo_api,
+    check_random_playouts,
+    check_renders,
 )
 
 #: (game, options, random games to play through the pure API)
@@ -65,228 +68,39 @@ def test_every_registered_game_is_covered():
     assert GAME_NAMES == sorted(GAMES)
 
 
-def _random_trajectory(env, rng_seed: int, plies: int | None = None) -> list[int]:
-    """Play masked random actions on an AEC env; returns the actions played."""
-    agent = RandomAgent(rng_seed)
-    actions = []
-    for _ in env.agent_iter():
-        _, _, termination, truncation, _ = env.last()
-        if termination or truncation:
-            env.step(None)
-            continue
-        if plies is not None and len(actions) == plies:
-            break
-        action = agent.act(env)
-        actions.append(action)
-        env.step(action)
-    return actions
-
-
 def test_pettingzoo_api_test(config):
     name, options, _ = config
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        api_test(make_env(name, **options), num_cycles=200)
+    caught = check_pettingzoo_api(_env_fn(name, options))
     # api_test resets with a dummy option, which we flag; its other warnings are advice for
     # flat observations, while classic games rightly use dict observations with masks
-    assert UnusedResetOptionWarning in {type(w.message) for w in caught}
+    assert UnusedResetOptionWarning in caught
 
 
 def test_gymnasium_check_env(config):
     name, options, _ = config
-    gym_id = f"boardzoo/{boardzoo._GYM_NAMES[name]}-v0"
-    # check_env steps unmasked random actions, so use the learner convention for illegal ones
-    env = gym.make(gym_id, opponent="random", seat="random", illegal_action="lose", **options)
-    check_env(env.unwrapped, skip_render_check=True)
-    obs, info = env.reset(seed=3)
-    assert env.observation_space.contains(obs)
-    mask = env.unwrapped.action_masks()
-    assert mask.dtype == np.bool_ and mask.any()
-    np.testing.assert_array_equal(info["action_mask"], mask.astype(np.int8))
+    check_gymnasium(_env_fn(name, options))
 
 
 def test_random_playouts_keep_the_invariants(config):
     """step never mutates its input; masks non-empty while running; returns zero-sum at the
-    end and zero before; position text round-trips; observations fit the space."""
+    end and zero before; position text round-trips along games; observations fit the space."""
     name, options, games = config
-    env = make_env(name, **options)
-    game = env.game
-    space = env.observation_space("player_0")["observation"]
-    rng = np.random.default_rng(0)
-    for _ in range(games):
-        state = game.initial_state()
-        while True:
-            returns = game.returns(state)
-            mask = game.legal_mask(state)
-            if game.is_terminal(state):
-                assert returns.sum() == 0 and set(returns.tolist()) <= {-1.0, 0.0, 1.0}
-                assert not mask.any()
-                break
-            assert not returns.any() and mask.any()
-            assert game.to_play(state) in (0, 1)
-            before = state.copy()
-            action = int(rng.choice(np.flatnonzero(mask)))
-            after = game.step(state, action)
-            np.testing.assert_array_equal(state, before)
-            state = after
-        _assert_position_round_trip(game, state)
-    for seat in (0, 1):
-        assert space.contains(game.observe(state, seat))
+    check_random_playouts(_env_fn(name, options), games)
 
 
-def _assert_position_round_trip(game, state):
-    text = game.position(state)
-    parsed = game.parse_position(text)
-    assert game.position(parsed) == text
-    assert game.to_play(parsed) == game.to_play(state)
-    assert game.outcome(parsed) == game.outcome(state)
-    np.testing.assert_array_equal(game.legal_mask(parsed), game.legal_mask(state))
-
-
-def test_positions_round_trip_along_games(config):
-    """Round trips at (up to) 40 evenly spaced plies of each game and at its end."""
-    name, options, games = config
-    env = make_env(name, **options)
-    for seed in range(min(20, games)):
-        env.reset()
-        actions = _random_trajectory(env, seed)
-        checked = set(np.linspace(0, len(actions), 40, dtype=int).tolist())
-        state = env.game.initial_state()
-        for ply, action in enumerate(actions):
-            if ply in checked:
-                _assert_position_round_trip(env.game, state)
-            state = env.game.step(state, action)
-        _assert_position_round_trip(env.game, state)
-
-
-def test_compiled_playout_reaches_a_legal_end(config):
+@pytest.mark.parametrize(
+    "check",
+    [check_compiled_playouts, check_clone_restore, check_clone_independence, check_determinism,
+     check_finished_games, check_illegal_actions, check_renders],
+    ids=lambda check: check.__name__.removeprefix("check_"),
+)
+def test_env_promises(config, check):
     name, options, _ = config
-    from boardzoo.rng import make_rng
-
-    game = make_env(name, **options).game
-    outcomes = set()
-    rng = make_rng(7)
-    for _ in range(200):
-        state = game.initial_state()
-        outcome = game.playout_kernel(state, rng)
-        assert outcome == game.outcome(state) != 0
-        outcomes.add(int(outcome))
-    assert outcomes <= {1, 2, 3}
+    check(_env_fn(name, options))
 
 
-def test_traced_playouts_record_the_game_they_played(config):
-    """Where a game offers traces (for RAVE), replaying the trace gives the same final state."""
-    name, options, _ = config
-    from boardzoo.rng import make_rng
-
-    game = make_env(name, **options).game
-    if game.playout_trace_kernel is None:
-        pytest.skip(f"{name} has no traced playout (RAVE is for games where moves transpose)")
-    rng = make_rng(11)
-    for _ in range(20):
-        state = game.initial_state()
-        trace = np.empty(4096, np.int64)
-        plies = game.playout_trace_kernel(state, rng, trace)
-        assert plies == int(state[2])
-        assert game.position(game.replay(trace[:plies].tolist())) == game.position(state)
-
-
-def test_clone_restore_replays_identically(config):
-    name, options, _ = config
-    env = make_env(name, **options)
-    env.reset(seed=1)
-    _random_trajectory(env, rng_seed=5, plies=3)
-    snapshot = env.clone_state()
-    first = _random_trajectory(env, rng_seed=9)
-    first_end = (env.position(), dict(env.rewards))
-    env.restore_state(snapshot)
-    assert _random_trajectory(env, rng_seed=9) == first
-    assert (env.position(), dict(env.rewards)) == first_end
-    # a pickled snapshot restores into a fresh env of the same game and plays on the same way
-    other = make_env(name, **options)
-    other.reset()
-    other.restore_state(pickle.loads(pickle.dumps(snapshot)))
-    assert _random_trajectory(other, rng_seed=9) == first
-    assert (other.position(), dict(other.rewards)) == first_end
-
-
-def test_clone_is_independent_of_later_play(config):
-    name, options, _ = config
-    env = make_env(name, **options)
-    env.reset()
-    snapshot = env.clone_state()
-    text = env.position()
-    _random_trajectory(env, rng_seed=2)
-    env.restore_state(snapshot)
-    assert env.position() == text
-    assert env.agents == ["player_0", "player_1"] and not any(env.terminations.values())
-
-
-def _seeded_game(env, seed: int) -> list[tuple]:
-    """One game driven by the env's own randomness: reset(seed) seeds the action spaces and
-    each move is ``action_space.sample(mask)``. Returns every step as (agent, action,
-    observation bytes, mask bytes, rewards) so any hidden state shows up as a difference."""
-    env.reset(seed=seed)
-    steps = []
-    for agent in env.agent_iter():
-        obs, _, termination, truncation, _ = env.last()
-        action = None
-        if not (termination or truncation):
-            action = int(env.action_space(agent).sample(mask=obs["action_mask"]))
-        steps.append((agent, action, obs["observation"].tobytes(), obs["action_mask"].tobytes(),
-                      tuple(sorted(env.rewards.items()))))
-        env.step(action)
-    return steps
-
-
-def test_seeded_games_are_deterministic(config):
-    """The same seed replays the same game step for step, in a fresh env and in one that
-    played another game first; other seeds play other games (the seed is used)."""
-    name, options, _ = config
-    fresh = _seeded_game(make_env(name, **options), 42)
-    used = make_env(name, **options)
-    _seeded_game(used, 7)
-    assert _seeded_game(used, 42) == fresh
-    others = [_seeded_game(make_env(name, **options), seed) for seed in (1, 2, 3)]
-    assert any(other != fresh for other in others)
-
-
-def test_finished_game_rewards_are_zero_sum_and_agents_leave(config):
-    name, options, _ = config
-    env = make_env(name, **options)
-    env.reset()
-    seen = {}
-    agent = RandomAgent(0)
-    for who in env.agent_iter():
-        obs, reward, termination, truncation, _ = env.last()
-        if termination or truncation:
-            seen[who] = reward
-            assert not obs["action_mask"].any()
-            env.step(None)
-        else:
-            assert reward == 0
-            env.step(agent.act(env))
-    assert env.agents == []
-    assert sum(seen.values()) == 0 and set(seen) == {"player_0", "player_1"}
-    with pytest.raises(GameOverError):
-        env.step(0)
-
-
-def test_illegal_actions_raise_clear_errors(config):
-    name, options, _ = config
-    env = make_env(name, **options)
-    env.reset()
-    num_actions = env.game.num_actions
-    with pytest.raises(IllegalActionError, match="out of range"):
-        env.step(num_actions)
-    with pytest.raises(IllegalActionError, match="integer"):
-        env.step(1.5)
-    illegal = np.flatnonzero(~env.legal_mask())
-    if illegal.size:
-        with pytest.raises(IllegalActionError, match="legal actions"):
-            env.step(int(illegal[0]))
-    # nothing changed
-    assert env.game.position(env.state_array) == env.game.position(env.game.initial_state())
+def _env_fn(name, options):
+    return lambda: make_env(name, **options)
 
 
 def test_illegal_action_lose_mode_ends_the_game():
@@ -333,19 +147,6 @@ def test_bad_options_and_names_raise_clear_errors():
         env.reset(options={"fen": "x"})
     with pytest.raises(InvalidPositionError, match="move 2"):
         env.reset(options={"moves": [4, 4]})
-
-
-@pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
-def test_renders(config, mode):
-    name, options, _ = config
-    env = make_env(name, render_mode=mode, **options)
-    env.reset()
-    _random_trajectory(env, rng_seed=0, plies=2)
-    frame = env.render()
-    if mode == "ansi":
-        assert isinstance(frame, str) and "to move" in frame
-    else:
-        assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
 
 
 def test_human_render_opens_a_pygame_window():

@@ -21,5 +21,6 @@ def test_readme_links_resolve():
     root = DOCS.parent
     readme = (root / "README.md").read_text(encoding="utf-8")
     for target in ("docs/getting-started.md", "docs/games.md", "docs/architecture.md",
-                   "docs/agents.md", "docs/arena.md", "benchmarks/README.md"):
+                   "docs/agents.md", "docs/arena.md", "docs/adding-a-game.md",
+                   "benchmarks/README.md"):
         assert f"({target})" in readme and (root / target).is_file(), target

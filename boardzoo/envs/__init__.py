@@ -7,7 +7,6 @@ environment class they all use is :class:`~boardzoo.envs.aec.BoardGameEnv`.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from boardzoo.envs import connect_four as connect_four_v0
@@ -18,40 +17,43 @@ from boardzoo.envs import othello as othello_v0
 from boardzoo.envs import tictactoe as tictactoe_v0
 from boardzoo.envs.aec import BoardGameEnv, EnvSnapshot
 from boardzoo.envs.core import Game
-from boardzoo.errors import InvalidOptionError, UnknownGameError
+from boardzoo.envs.registry import (
+    GAMES,
+    game_class,
+    gym_id,
+    pettingzoo_id,
+    register_game,
+    unregister_game,
+)
+from boardzoo.errors import InvalidOptionError
 
 __all__ = [
     "GAMES",
     "BoardGameEnv",
     "EnvSnapshot",
     "Game",
-    "make_env",
     "connect_four_v0",
+    "game_class",
     "go_v0",
     "gomoku_v0",
+    "gym_id",
+    "make_env",
     "make_game",
     "nim_v0",
     "othello_v0",
+    "pettingzoo_id",
+    "register_game",
     "tictactoe_v0",
+    "unregister_game",
 ]
 
-#: game name -> "module:Game class"; names are the module names without version
-GAMES: dict[str, str] = {
-    "tictactoe": "boardzoo.envs.tictactoe:TicTacToe",
-    "nim": "boardzoo.envs.nim:Nim",
-    "connect_four": "boardzoo.envs.connect_four:ConnectFour",
-    "othello": "boardzoo.envs.othello:Othello",
-    "go": "boardzoo.envs.go:Go",
-    "gomoku": "boardzoo.envs.gomoku:Gomoku",
-}
-
-
-def game_class(name: str) -> type[Game]:
-    """The Game class of a game name, or UnknownGameError listing the known names."""
-    if name not in GAMES:
-        raise UnknownGameError(f"unknown game {name!r}; boardzoo has: {', '.join(GAMES)}")
-    module, cls = GAMES[name].split(":")
-    return getattr(importlib.import_module(module), cls)
+# boardzoo's own games, registered like any other (this order is the order of listings)
+register_game(tictactoe_v0.TicTacToe)
+register_game(nim_v0.Nim)
+register_game(connect_four_v0.ConnectFour)
+register_game(othello_v0.Othello)
+register_game(go_v0.Go)
+register_game(gomoku_v0.Gomoku)
 
 
 def make_game(name: str, **options: Any) -> Game:

@@ -54,7 +54,6 @@ def run(scale: float, out: Path, workers: int) -> list[tuple]:
     rows = []
     for seconds, games, variant in SETTINGS:
         games = max(2, int(round(games * scale / 2)) * 2)
-        name = f"{variant.split()[0].lower()}_{seconds:g}s"  # more games later: it resumes
         result = play_match(
             "othello",
             mcts(variant, seconds),
@@ -62,7 +61,7 @@ def run(scale: float, out: Path, workers: int) -> list[tuple]:
             games=games,
             seed=2024,
             opening_plies=4,
-            out=out / f"{name}.jsonl",
+            store=out / "results.sqlite",
             workers=workers,
         )
         low, high = result.score_ci

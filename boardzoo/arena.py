@@ -1,17 +1,25 @@
-"""Matches and tournaments between agents, with ratings and saved game records.
+"""Matches and tournaments between agents, with ratings, on top of the results store.
 
 A match plays pairs of games from random openings, each opening once with each colour, so
-deterministic agents do not replay the same game. Every finished game is appended to a JSONL
-file as it ends; running the same match again with the same file resumes where it stopped.
+deterministic agents do not replay the same game. With a store
+(:class:`boardzoo.store.ResultsStore`) every game is claimed before it is played and stored
+once when it ends: rerunning the same match resumes it (asking for more games extends it),
+several processes on one store share its games, and a match with any other definition
+(game, normalised game options, every agent's full spec, opening plies, seed) is a separate
+match. JSONL, SGF and CSV files are exports of the records.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import inspect
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -24,16 +32,25 @@ from boardzoo.envs import make_env, make_game
 from boardzoo.envs.aec import AGENTS
 from boardzoo.errors import InvalidOptionError
 from boardzoo.ratings import elo_ratings, score_interval
+from boardzoo.store import ResultsStore
 
 __all__ = [
+    "EXPORT_FORMATS",
     "GameRecord",
     "MatchResult",
     "TournamentResult",
+    "agent_spec",
+    "export_match",
     "play_game",
     "play_match",
     "tournament",
     "random_openings",
 ]
+
+#: file formats of :func:`export_match`: one JSON record per line, an SGF file per game
+#: (Go and Gomoku), one CSV row per game
+EXPORT_FORMATS = ("jsonl", "sgf", "csv")
+_POLL_SECONDS = 0.2  # how often a process with nothing to claim looks at others' progress
 
 
 @dataclass
@@ -83,26 +100,36 @@ def random_openings(
     game: str, count: int, plies: int, seed: int, game_options: Mapping[str, Any] | None = None
 ) -> list[list[int]]:
     """``count`` distinct-if-possible random move sequences of ``plies`` moves that do not end
-    the game (fewer plies where the game would otherwise end)."""
+    the game (fewer plies where the game would otherwise end). The list for ``count`` is a
+    prefix of the list for any larger count, so a match extended with more games keeps the
+    openings (and the stored games) it had."""
     rules = make_game(game, **dict(game_options or {}))
     rng = np.random.default_rng(seed)
-    openings, seen = [], set()
-    for attempt in range(count * 20):
-        state, moves = rules.initial_state(), []
-        for _ in range(plies):
-            legal = [
-                a for a in rules.legal_actions(state) if not rules.is_terminal(rules.step(state, a))
-            ]
-            if not legal:
-                break
-            moves.append(int(rng.choice(legal)))
-            state = rules.step(state, moves[-1])
-        if tuple(moves) not in seen or attempt >= count * 10:
-            seen.add(tuple(moves))
-            openings.append(moves)
-        if len(openings) == count:
-            break
+    openings: list[list[int]] = []
+    seen: set[tuple[int, ...]] = set()
+    repeats = 0
+    while len(openings) < count:
+        moves = _random_opening(rules, plies, rng)
+        if tuple(moves) in seen and repeats < 10:  # retry a repeat; after 10, accept it
+            repeats += 1
+            continue
+        seen.add(tuple(moves))
+        openings.append(moves)
+        repeats = 0
     return openings
+
+
+def _random_opening(rules: Any, plies: int, rng: np.random.Generator) -> list[int]:
+    state, moves = rules.initial_state(), []
+    for _ in range(plies):
+        legal = [
+            a for a in rules.legal_actions(state) if not rules.is_terminal(rules.step(state, a))
+        ]
+        if not legal:
+            break
+        moves.append(int(rng.choice(legal)))
+        state = rules.step(state, moves[-1])
+    return moves
 
 
 def play_game(
@@ -142,37 +169,34 @@ def _play_indexed(args: tuple) -> GameRecord:
     return GameRecord(index, a_seat, list(opening), moves, returns, score, seconds, final)
 
 
-def _load_records(path: Path) -> dict[int, GameRecord]:
-    """Records saved so far; a torn last line (a crash mid-write) is dropped."""
-    records: dict[int, GameRecord] = {}
-    if not path.exists():
-        return records
-    good_bytes = 0
-    with path.open("rb") as fh:
-        for line in fh:
-            try:
-                record = GameRecord(**json.loads(line))
-            except (json.JSONDecodeError, TypeError, UnicodeDecodeError):
-                break
-            records[record.index] = record
-            good_bytes += len(line)
-    if good_bytes != path.stat().st_size:
-        with path.open("r+b") as fh:
-            fh.truncate(good_bytes)
-    return records
+def agent_spec(agent: Agent) -> dict[str, Any]:
+    """What identifies an agent in a match definition: the full spec ``make_agent`` records
+    (name and every constructor argument, defaults included), or for other agents their
+    class and the attributes named like its constructor's arguments, where plain values."""
+    spec = getattr(agent, "spec", None)
+    if isinstance(spec, dict):
+        return dict(spec)
+    plain = (int, float, str, bool, type(None))
+    try:
+        parameters = inspect.signature(type(agent)).parameters
+    except (TypeError, ValueError):
+        parameters = {}
+    settings = {
+        key: getattr(agent, key)
+        for key in sorted(parameters)
+        if isinstance(getattr(agent, key, None), plain) and hasattr(agent, key)
+    }
+    return {"class": f"{type(agent).__module__}.{type(agent).__qualname__}", **settings}
 
 
-def _save_sgf(path: Path, record: GameRecord) -> None:
-    folder = path.with_suffix("")
-    folder.mkdir(parents=True, exist_ok=True)
-    _atomic_write(folder / f"game_{record.index:04d}.sgf", record.final_position + "\n")
-
-
-def _append_record(path: Path, record: GameRecord) -> None:
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(asdict(record)) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+def _with_time_limit(agent: Agent, time_limit: float | None) -> Agent:
+    """A copy of ``agent`` with ``time_limit`` (the caller's agent is left as it was)."""
+    if time_limit is None or not hasattr(agent, "time_limit"):
+        return agent
+    timed = copy.copy(agent)
+    timed.time_limit = time_limit
+    timed.spec = {**agent_spec(agent), "time_limit": time_limit}
+    return timed
 
 
 def play_match(
@@ -183,7 +207,7 @@ def play_match(
     seed: int = 0,
     opening_plies: int = 4,
     game_options: Mapping[str, Any] | None = None,
-    out: str | os.PathLike | None = None,
+    store: str | os.PathLike | ResultsStore | None = None,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     time_limit: float | None = None,
@@ -191,53 +215,179 @@ def play_match(
     """Play ``games`` games; agent_a takes player_0 in even-indexed games and player_1 in odd
     ones, and games 2k and 2k+1 start from the same random opening of ``opening_plies`` moves.
 
-    With ``out`` (a .jsonl path) each finished game is appended as it ends (Go and Gomoku
-    games also as SGF files in a folder of the same name) and games already in the file are
-    not replayed, so an interrupted match resumes with the same totals: agents with a
-    ``reseed(seed)`` method are reseeded from (seed, game index) before every game.
-    ``time_limit`` (seconds per move) is given to agents that have a ``time_limit``
-    attribute; every record keeps the seconds each move took.
-    ``workers > 1`` plays games in parallel processes (agents must be picklable).
-    ``progress(n)`` is called with the number of games just finished.
+    With ``store`` (a :class:`~boardzoo.store.ResultsStore` or its path) games already stored
+    for this match are not replayed, the others are claimed one at a time before they are
+    played (so other processes on the store take the rest) and stored as they end; the
+    result holds every game of the match, whoever played it. Agents with a ``reseed(seed)``
+    method are reseeded from (seed, game index) before every game, so a resumed match gives
+    the games of an uninterrupted one. ``time_limit`` (seconds per move) is given to copies
+    of the agents that have a ``time_limit`` attribute (the agents passed in keep theirs);
+    every record keeps the seconds each move took. ``workers > 1`` plays games in parallel
+    processes (agents must be picklable), which end if this process dies. ``progress(n)``
+    is called with the number of games just finished (here or by another process).
     """
-    if games < 1:
-        raise InvalidOptionError(f"games={games}: play at least one game")
-    if time_limit is not None:
-        for agent in (agent_a, agent_b):
-            if hasattr(agent, "time_limit"):
-                agent.time_limit = time_limit
+    if not isinstance(games, int) or games < 1:
+        raise InvalidOptionError(f"games={games!r}: play at least one game")
+    agent_a, agent_b = (_with_time_limit(agent, time_limit) for agent in (agent_a, agent_b))
+    rules = make_game(game, **dict(game_options or {}))
     openings = random_openings(game, (games + 1) // 2, opening_plies, seed, game_options)
-    path = Path(out) if out is not None else None
-    if path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    records = _load_records(path) if path else {}
-    todo = [
-        (game, agent_a, agent_b, i, openings[(i // 2) % len(openings)], game_options, seed)
+    tasks = {
+        i: (game, agent_a, agent_b, i, openings[i // 2], game_options, seed)
         for i in range(games)
-        if i not in records
-    ]
-    if progress and records:
-        progress(len(records))
-    for record in _run(todo, workers):
-        records[record.index] = record
-        if path:
-            _append_record(path, record)
-            if record.final_position.startswith("(;"):  # Go and Gomoku: an SGF file per game
-                _save_sgf(path, record)
-        if progress:
-            progress(1)
+    }
+    if store is None:
+        records = {}
+        for record in _run(list(tasks.values()), workers):
+            records[record.index] = record
+            if progress:
+                progress(1)
+    else:
+        definition = {
+            "game": game,
+            "options": _plain(rules.options),
+            "agents": [agent_spec(agent_a), agent_spec(agent_b)],
+            "opening_plies": opening_plies,
+            "seed": seed,
+        }
+        with _opened(store) as results:
+            records = _play_stored(results, definition, tasks, workers, progress)
     ordered = [records[i] for i in range(games)]
     wins = sum(r.score == 1.0 for r in ordered)
     losses = sum(r.score == 0.0 for r in ordered)
     return MatchResult(wins, games - wins - losses, losses, ordered)
 
 
+def _plain(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Game options as JSON values (tuples become lists), for a match definition."""
+    return json.loads(json.dumps(dict(options), default=repr))
+
+
+@contextlib.contextmanager
+def _opened(store: str | os.PathLike | ResultsStore) -> Iterator[ResultsStore]:
+    """The store itself, or one opened at a path for the duration of a match."""
+    if isinstance(store, ResultsStore):
+        yield store
+        return
+    results = ResultsStore(store)
+    try:
+        yield results
+    finally:
+        results.close()
+
+
+def _play_stored(
+    results: ResultsStore,
+    definition: dict[str, Any],
+    tasks: dict[int, tuple],
+    workers: int,
+    progress: Callable[[int], None] | None,
+) -> dict[int, GameRecord]:
+    """Claim, play and store the match's games until every one is stored (waiting for games
+    other live processes hold); on any exit this process's open claims are given back."""
+    match = results.match(definition)
+    ids = [str(i) for i in tasks]
+    seen = results.count(match)
+    if progress and seen:
+        progress(seen)
+    running: dict[Future, str] = {}
+    try:
+        with _pool(workers) as pool:
+            while True:
+                while len(running) < max(1, workers):
+                    game_id = results.claim(match, ids)
+                    if game_id is None:
+                        break
+                    running[pool.submit(_play_indexed, tasks[int(game_id)])] = game_id
+                if not running and not results.pending_elsewhere(match, ids):
+                    break
+                finished, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    results.put(match, running.pop(future), asdict(future.result()))
+                stored = results.count(match)
+                if progress and stored > seen:
+                    progress(stored - seen)
+                seen = stored
+    finally:
+        with contextlib.suppress(Exception):
+            results.release()
+    return {int(k): GameRecord(**v) for k, v in results.records(match).items()}
+
+
+class _InlinePool:
+    """``submit`` runs the call at once (one worker: no process to start)."""
+
+    def submit(self, fn: Callable, *args: Any) -> Future:
+        future: Future = Future()
+        future.set_result(fn(*args))
+        return future
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[Any]:
+    if workers <= 1:
+        yield _InlinePool()
+        return
+    pool = ProcessPoolExecutor(
+        max_workers=workers, initializer=_die_with_parent, initargs=(os.getpid(),)
+    )
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: exit as soon as the arena process that started us is gone (a
+    ``kill -9`` of the parent would otherwise leave workers waiting forever)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _run(todo: list[tuple], workers: int) -> Iterator[GameRecord]:
     if workers <= 1 or len(todo) <= 1:
         yield from map(_play_indexed, todo)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with _pool(workers) as pool:
         yield from pool.map(_play_indexed, todo)
+
+
+def export_match(
+    result: MatchResult, stem: str | os.PathLike, formats: Sequence[str]
+) -> list[Path]:
+    """Write a match's records as ``stem.jsonl`` (one JSON record per line), ``stem/`` with
+    an SGF file per game (Go and Gomoku) and ``stem.csv`` (one row per game); returns the
+    paths. Each file is written whole and renamed into place."""
+    unknown = set(formats) - set(EXPORT_FORMATS)
+    if unknown:
+        raise InvalidOptionError(
+            f"export format(s) {sorted(unknown)} unknown; use {', '.join(EXPORT_FORMATS)}"
+        )
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    if "jsonl" in formats:
+        paths.append(stem.with_name(stem.name + ".jsonl"))
+        _atomic_write(paths[-1], "".join(json.dumps(asdict(r)) + "\n" for r in result.records))
+    if "csv" in formats:
+        paths.append(stem.with_name(stem.name + ".csv"))
+        rows = ["index,agent_a_seat,score,plies,seconds"] + [
+            f"{r.index},{r.agent_a_seat},{r.score},{len(r.opening) + len(r.moves)},"
+            f"{sum(r.seconds):.3f}"
+            for r in result.records
+        ]
+        _atomic_write(paths[-1], "\n".join(rows) + "\n")
+    if "sgf" in formats:
+        for record in result.records:
+            if record.final_position.startswith("(;"):  # Go and Gomoku positions are SGF
+                stem.mkdir(exist_ok=True)
+                paths.append(stem / f"game_{record.index:04d}.sgf")
+                _atomic_write(paths[-1], record.final_position + "\n")
+    return paths
 
 
 @dataclass
@@ -313,6 +463,16 @@ class TournamentResult:
         _plot_ratings(rows, self.game, paths[2])
         return paths
 
+    def export(self, directory: str | os.PathLike, formats: Sequence[str]) -> list[Path]:
+        """Every match's records as ``directory/<a>__vs__<b>.<format>`` (see
+        :func:`export_match`); returns the paths."""
+        return [
+            path
+            for (a, b), match in self.matches.items()
+            for path in export_match(match, Path(directory) / f"{_slug(a)}__vs__{_slug(b)}",
+                                     formats)
+        ]
+
 
 def _slug(name: str) -> str:
     """An agent name made safe for a file name."""
@@ -354,7 +514,7 @@ def tournament(
     seed: int = 0,
     opening_plies: int = 4,
     game_options: Mapping[str, Any] | None = None,
-    out: str | os.PathLike | None = None,
+    store: str | os.PathLike | ResultsStore | None = None,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     anchor: str | None = None,
@@ -362,32 +522,33 @@ def tournament(
 ) -> TournamentResult:
     """Round robin: every pair plays ``games_per_pair`` games (see :func:`play_match`); Elo
     by maximum likelihood, anchored at ``anchor`` (default "random" if present, else the mean).
-    With ``out`` each match's games go to ``out/<a>__vs__<b>.jsonl`` and the run resumes;
-    ``time_limit`` is passed on to every match."""
+    With ``store`` every match is stored there and the run resumes (or is shared by several
+    processes); ``time_limit`` is passed on to every match."""
     names = list(agents)
     if len(names) < 2:
         raise InvalidOptionError("a tournament needs at least two agents")
     matches = {}
-    for pair_index, (a, b) in enumerate(combinations(names, 2)):
-        path = Path(out) / f"{_slug(a)}__vs__{_slug(b)}.jsonl" if out is not None else None
-        matches[(a, b)] = play_match(
-            game,
-            agents[a],
-            agents[b],
-            games_per_pair,
-            seed + 7919 * pair_index,
-            opening_plies,
-            game_options,
-            path,
-            workers,
-            progress,
-            time_limit,
-        )
-    results = [
+    with contextlib.ExitStack() as stack:
+        results = None if store is None else stack.enter_context(_opened(store))
+        for pair_index, (a, b) in enumerate(combinations(names, 2)):
+            matches[(a, b)] = play_match(
+                game,
+                agents[a],
+                agents[b],
+                games_per_pair,
+                seed + 7919 * pair_index,
+                opening_plies,
+                game_options,
+                results,
+                workers,
+                progress,
+                time_limit,
+            )
+    scores = [
         (names.index(a), names.index(b), r.score)
         for (a, b), m in matches.items()
         for r in m.records
     ]
     if anchor is None and "random" in names:
         anchor = "random"
-    return TournamentResult(game, names, matches, elo_ratings(names, results, anchor=anchor))
+    return TournamentResult(game, names, matches, elo_ratings(names, scores, anchor=anchor))

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -83,7 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument(
         "--out",
         default="arena_results",
-        help="directory for game records and ratings (resumes if present)",
+        help="directory for the results store (results.sqlite: a rerun resumes, several "
+        "processes share it) and the ratings files (default: %(default)s)",
+    )
+    arena.add_argument(
+        "--store",
+        default=None,
+        help="results store file (default: OUT/results.sqlite)",
+    )
+    arena.add_argument(
+        "--export",
+        default="",
+        metavar="FORMATS",
+        help="also write the game records from the store, comma-separated formats: jsonl "
+        "(one record per line), sgf (Go and Gomoku games), csv (one row per game)",
     )
     _add_game_options(arena)
 
@@ -123,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
     try:
         if args.command == "arena":
             return run_arena(args)
@@ -135,52 +152,104 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted; finished games are saved and a rerun resumes", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM stops like Ctrl-C: finished games are stored, open claims given back."""
+    raise KeyboardInterrupt
 
 
 def run_arena(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from boardzoo.agents import make_agent
     from boardzoo.arena import tournament
+    from boardzoo.store import ResultsStore
 
+    game, agents, formats = _checked_arena_arguments(args)
+    out = Path(args.out) / game
+    store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
+    with ResultsStore(store_path) as store:
+        pairs = len(agents) * (len(agents) - 1) // 2
+        console.print(
+            f"[bold]{game}[/]: {len(agents)} agents, {args.games} games per pair, "
+            f"{args.workers} worker(s); games stored in {store_path} (a rerun resumes)"
+        )
+        with console.status("compiling kernels (first run only)..."):
+            _warm_up(game, dict(args.option), agents.values())
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} games"),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task(game, total=pairs * args.games)
+            result = tournament(
+                game,
+                agents,
+                games_per_pair=args.games,
+                seed=args.seed,
+                opening_plies=args.opening_plies,
+                game_options=dict(args.option),
+                store=store,
+                workers=args.workers,
+                progress=lambda n: progress.advance(task, n),
+            )
+    result.table(console)
+    paths = result.save(out) + result.export(out, formats)
+    more = f" and {len(paths) - 6} more" if len(paths) > 6 else ""
+    shown = ", ".join(str(p) for p in paths[:6]) + more
+    console.print(f"saved {shown}")
+    return 0
+
+
+def _checked_arena_arguments(args: argparse.Namespace) -> tuple[str, dict[str, Any], list[str]]:
+    """Every arena argument checked before anything is printed: the game and its options,
+    the counts, the agents (built here) and the export formats."""
+    from boardzoo.agents import make_agent
+    from boardzoo.arena import EXPORT_FORMATS
+    from boardzoo.envs import make_game
+    from boardzoo.errors import InvalidOptionError
+
     game = args.game or DEFAULT_GAME
+    make_game(game, **dict(args.option))
+    for flag, value, least in (("--games", args.games, 1), ("--workers", args.workers, 1),
+                               ("--opening-plies", args.opening_plies, 0)):
+        if value < least:
+            raise InvalidOptionError(f"{flag} {value}: use an integer >= {least}")
+    formats = [f.strip() for f in args.export.split(",") if f.strip()]
+    unknown = sorted(set(formats) - set(EXPORT_FORMATS))
+    if unknown:
+        raise InvalidOptionError(
+            f"--export {args.export}: unknown format(s) {unknown}; use {', '.join(EXPORT_FORMATS)}"
+        )
     specs = args.agents.split()
     names = _unique_names(specs)
     agents = {
         name: make_agent(spec, seed=args.seed + k)
         for k, (name, spec) in enumerate(zip(names, specs, strict=True))
     }
-    out = Path(args.out) / game
-    pairs = len(names) * (len(names) - 1) // 2
-    console.print(
-        f"[bold]{game}[/]: {len(names)} agents, {args.games} games per pair, "
-        f"{args.workers} worker(s); records in {out}/ (a rerun resumes)"
-    )
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} games"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console) as progress:
-        task = progress.add_task(game, total=pairs * args.games)
-        result = tournament(
-            game,
-            agents,
-            games_per_pair=args.games,
-            seed=args.seed,
-            opening_plies=args.opening_plies,
-            game_options=dict(args.option),
-            out=out,
-            workers=args.workers,
-            progress=lambda n: progress.advance(task, n),
-        )
-    result.table(console)
-    paths = result.save(out)
-    console.print(f"saved {', '.join(str(p) for p in paths)}")
-    return 0
+    if len(agents) < 2:
+        raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
+    return game, agents, formats
+
+
+def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:
+    """One move by a copy of every agent, so the compiled kernels are built (and cached on
+    disk for the worker processes) while the status line says so, not under the bar."""
+    import copy
+
+    from boardzoo.envs import make_env
+
+    for agent in agents:
+        env = make_env(game, **options)
+        env.reset()
+        copy.deepcopy(agent).act(env)
 
 
 def _unique_names(specs: list[str]) -> list[str]:

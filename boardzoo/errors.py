@@ -10,6 +10,7 @@ __all__ = [
     "InvalidPositionError",
     "IncompatibleSnapshotError",
     "InvalidOptionError",
+    "StoreError",
     "UnknownGameError",
 ]
 
@@ -36,6 +37,10 @@ class IncompatibleSnapshotError(BoardzooError):
 
 class InvalidOptionError(BoardzooError):
     """A game option, agent option or reset option that is not allowed."""
+
+
+class StoreError(BoardzooError):
+    """A results store that is not one, is damaged, or stays locked past the busy timeout."""
 
 
 class UnknownGameError(BoardzooError):

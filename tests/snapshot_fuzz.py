@@ -82,7 +82,8 @@ def mutate(snapshot, mutations):
             with np.errstate(over="ignore", invalid="ignore"):
                 state = state.astype(args[0])
         elif kind == "selection":
-            fields["agent_selection"] = "player_1" if fields["agent_selection"] == "player_0" else "player_0"
+            other = {"player_0": "player_1", "player_1": "player_0"}
+            fields["agent_selection"] = other.get(fields["agent_selection"], "player_0")
         elif kind == "terminations":
             fields["terminations"] = {a: not t for a, t in fields["terminations"].items()}
     fields["state"] = state

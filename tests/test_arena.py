@@ -8,11 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from boardzoo.agents import MCTSAgent, RandomAgent
-from boardzoo.arena import play_match, random_openings, tournament
+from boardzoo.agents import AlphaBetaAgent, MCTSAgent, RandomAgent
+from boardzoo.arena import export_match, play_match, random_openings, tournament
 from boardzoo.envs import make_game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.ratings import SPRT, elo_ratings, expected_score, score_interval
+from boardzoo.store import ResultsStore
 
 TRUE_ELO = np.array([0.0, 100.0, 250.0, -150.0])
 
@@ -130,7 +131,7 @@ def test_interrupted_match_resumes_to_the_same_totals(tmp_path):
         return MCTSAgent(simulations=30, seed=5), RandomAgent(6)
 
     full = play_match("connect_four", *agents(), games=12, seed=7)
-    path = tmp_path / "match.jsonl"
+    path = tmp_path / "results.sqlite"
     finished = 0
 
     def interrupt_after_five(n: int) -> None:
@@ -141,16 +142,26 @@ def test_interrupted_match_resumes_to_the_same_totals(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         play_match(
-            "connect_four", *agents(), games=12, seed=7, out=path, progress=interrupt_after_five
+            "connect_four", *agents(), games=12, seed=7, store=path,
+            progress=interrupt_after_five,
         )
-    assert len(path.read_text().splitlines()) == 5
-    with path.open("a") as fh:
-        fh.write('{"index": 5, "agent_a_s')  # a crash in the middle of a write
-    resumed = play_match("connect_four", *agents(), games=12, seed=7, out=path)
+    with ResultsStore(path) as store:
+        (match_id, _), = store.matches()
+        assert len(store.records(match_id)) == 5
+        assert not store._db.execute("SELECT * FROM claims").fetchall()  # given back
+    resumed = play_match("connect_four", *agents(), games=12, seed=7, store=path)
     assert (resumed.wins, resumed.draws, resumed.losses) == (full.wins, full.draws, full.losses)
     assert [r.moves for r in resumed.records] == [r.moves for r in full.records]
-    assert len(path.read_text().splitlines()) == 12
-    assert all(json.loads(line) for line in path.read_text().splitlines())
+    paths = export_match(resumed, tmp_path / "match", ["jsonl", "csv"])
+    lines = paths[0].read_text().splitlines()
+    assert [json.loads(line)["moves"] for line in lines] == [r.moves for r in full.records]
+    assert len(paths[1].read_text().splitlines()) == 13
+
+
+def test_time_limit_is_given_to_copies_of_the_agents():
+    a, b = AlphaBetaAgent(depth=1, time_limit=5.0), RandomAgent(0)
+    play_match("tictactoe", a, b, games=2, time_limit=0.01)
+    assert a.time_limit == 5.0
 
 
 def test_parallel_workers_give_the_same_games(tmp_path):
@@ -165,26 +176,26 @@ def test_parallel_workers_give_the_same_games(tmp_path):
 
 def test_tournament_table_files_and_anchor(tmp_path):
     agents = {"random": RandomAgent(0), "mcts": MCTSAgent(simulations=100)}
-    result = tournament("tictactoe", agents, games_per_pair=10, out=tmp_path)
+    result = tournament("tictactoe", agents, games_per_pair=10, store=tmp_path / "r.sqlite")
     assert result.ratings["random"][0] == 0.0
     assert result.ratings["mcts"][0] > 0
     paths = result.save(tmp_path)
     assert [p.name for p in paths] == ["ratings.csv", "ratings.json", "ratings.png"]
     assert all(p.stat().st_size > 0 for p in paths)
-    assert (tmp_path / "random__vs__mcts.jsonl").exists()
+    exported = result.export(tmp_path, ["jsonl"])
+    assert exported == [tmp_path / "random__vs__mcts.jsonl"]
+    assert len(exported[0].read_text().splitlines()) == 10
 
 
-def test_go_games_are_saved_as_sgf(tmp_path):
-    play_match(
-        "go",
-        RandomAgent(0),
-        RandomAgent(1),
-        games=2,
-        game_options={"board_size": 5},
-        out=tmp_path / "go.jsonl",
+def test_go_games_are_exported_as_sgf(tmp_path):
+    result = play_match(
+        "go", RandomAgent(0), RandomAgent(1), games=2, game_options={"board_size": 5},
     )
+    export_match(result, tmp_path / "go", ["sgf"])
     sgf = sorted((tmp_path / "go").glob("*.sgf"))
     assert len(sgf) == 2 and sgf[0].read_text().startswith("(;")
+    with pytest.raises(InvalidOptionError, match="unknown; use jsonl, sgf, csv"):
+        export_match(result, tmp_path / "go", ["pgn"])
 
 
 def test_bad_match_arguments():

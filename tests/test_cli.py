@@ -12,7 +12,7 @@ from boardzoo.cli import main
 def test_arena_runs_a_tournament_and_saves_the_ratings(tmp_path, capsys):
     out = tmp_path / "results"
     args = ["arena", "tictactoe", "--agents", "random mcts:simulations=50", "--games", "4",
-            "--workers", "1", "--out", str(out)]
+            "--workers", "1", "--out", str(out), "--export", "jsonl"]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "Elo" in printed and "mcts:simulations=50" in printed

@@ -70,7 +70,7 @@ def test_damaged_snapshots_are_refused_or_play_on_in_a_child(cases, tmp_path_fac
             f"{cases[crashed][1]}):\n{child.stderr[-2000:]}"
         )
     results = pickle.loads(results_path.read_bytes())
-    odd = [(case, result) for case, result in zip(cases, results) if result not in
+    odd = [(case, result) for case, result in zip(cases, results, strict=True) if result not in
            ("rejected", "played")]
     assert not odd, odd[:5]
     assert "rejected" in results  # the damage is mostly refused ...

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import json
 from typing import Any
 
 from boardzoo.agents.alphabeta import AlphaBetaAgent
@@ -81,6 +82,17 @@ def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
     if seed is not None and "seed" in inspect.signature(cls).parameters:
         options.setdefault("seed", seed)
     try:
-        return cls(**options)
+        agent = cls(**options)
     except TypeError as err:
         raise InvalidOptionError(f"agent {name!r}: {err}") from None
+    agent.spec = full_spec(name, cls, options)
+    return agent
+
+
+def full_spec(name: str, cls: type, options: dict[str, Any]) -> dict[str, Any]:
+    """``{"name": name, **every constructor argument}`` with defaults filled in, as JSON
+    values (other objects as their repr, which can differ between runs: such an agent's
+    match is then never resumed, never mixed): what identifies the agent in a stored match."""
+    bound = inspect.signature(cls).bind_partial(**options)
+    bound.apply_defaults()
+    return {"name": name, **json.loads(json.dumps(bound.arguments, default=repr))}

@@ -172,7 +172,9 @@ class Game(abc.ABC):
         array reaches the compiled kernels."""
         template = self._template
         if not isinstance(state, np.ndarray):
-            raise InvalidPositionError(f"the state must be a numpy array, got {type(state).__name__}")
+            raise InvalidPositionError(
+                f"the state must be a numpy array, got {type(state).__name__}"
+            )
         if state.dtype != template.dtype or state.shape != template.shape:
             raise InvalidPositionError(
                 f"the state is a {state.dtype} array of shape {state.shape}; {self!r} uses "

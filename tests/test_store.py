@@ -1,0 +1,246 @@
+"""The results store: every game exactly once, across processes, crashes and reruns.
+
+The match processes are ``tests/arena_driver.py`` (reproducible games: agents reseeded
+from the match seed and game index), so a run that was killed and resumed can be compared
+move for move with an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from boardzoo.agents import RandomAgent
+from boardzoo.arena import play_match
+from boardzoo.cli import main
+from boardzoo.errors import StoreError
+from boardzoo.store import ResultsStore
+from tests.arena_driver import GAMES, play
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _driver(store: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.arena_driver", str(store), *args], cwd=ROOT,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+def _games(store: Path) -> dict[str, tuple[str, list[int]]]:
+    """game id -> (owner, opening + moves) of the store's only match."""
+    with ResultsStore(store) as results:
+        (match_id, _), = results.matches()
+        rows = results._db.execute(
+            "SELECT game_id, owner FROM games WHERE match_id = ?", (match_id,)
+        ).fetchall()
+        records = results.records(match_id)
+    owners = dict(rows)
+    return {k: (owners[k], r["opening"] + r["moves"]) for k, r in records.items()}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The driver's match played in one go, in this process: index -> moves."""
+    result = play(tmp_path_factory.mktemp("full") / "results.sqlite")
+    return {str(r.index): r.opening + r.moves for r in result.records}
+
+
+def test_two_processes_on_one_store_split_the_games_exactly_once(tmp_path, uninterrupted):
+    store = tmp_path / "results.sqlite"
+    ready = [tmp_path / "a", tmp_path / "b"]
+    procs = [
+        _driver(store, "--ready", str(ready[i]), "--wait-for", *map(str, ready))
+        for i in range(2)
+    ]
+    for proc in procs:
+        assert proc.wait(timeout=300) == 0
+    games = _games(store)
+    assert sorted(games, key=int) == [str(i) for i in range(GAMES)]
+    owners = {owner for owner, _ in games.values()}
+    assert len(owners) == 2  # both stored games while they ran
+    assert {k: moves for k, (_, moves) in games.items()} == uninterrupted
+
+
+def test_a_killed_process_leaves_its_claimed_game_to_the_other(tmp_path, uninterrupted):
+    store = tmp_path / "results.sqlite"
+    ready = [tmp_path / "a", tmp_path / "b"]
+    dying = _driver(store, "--ready", str(ready[0]), "--wait-for", *map(str, ready),
+                    "--die-in-game", "3")
+    survivor = _driver(store, "--ready", str(ready[1]), "--wait-for", *map(str, ready))
+    assert dying.wait(timeout=300) == -signal.SIGKILL
+    assert survivor.wait(timeout=300) == 0
+    games = _games(store)
+    assert {k: moves for k, (_, moves) in games.items()} == uninterrupted
+    per_owner = sorted(Counter(owner for owner, _ in games.values()).values())
+    assert per_owner == [2, GAMES - 2]  # the dead one stored 2; its 3rd claim was taken over
+    with ResultsStore(store) as results:
+        assert results._db.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0
+
+
+def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_games(
+    tmp_path, uninterrupted
+):
+    store = tmp_path / "results.sqlite"
+    rng = random.Random(0)
+    for _ in range(3):  # each kill lands at a random moment after one more game is stored
+        before = _stored(store)
+        proc = _driver(store, "--workers", "2")
+        deadline = time.time() + 120
+        while _stored(store) == before and time.time() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.4))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    assert 0 < _stored(store) < GAMES  # the kills did interrupt the match
+    result = play(store)
+    assert {str(r.index): r.opening + r.moves for r in result.records} == uninterrupted
+    assert {k: moves for k, (_, moves) in _games(store).items()} == uninterrupted
+
+
+def test_workers_end_when_the_arena_process_is_killed(tmp_path):
+    proc = _driver(tmp_path / "results.sqlite", "--workers", "2")
+    workers: list[int] = []
+    deadline = time.time() + 60
+    while len(workers) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+        workers = _children(proc.pid)
+    assert len(workers) >= 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    deadline = time.time() + 10
+    while any(_exists(pid) for pid in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _exists(pid)]
+
+
+def _stored(store: Path) -> int:
+    """Games stored so far, read without writing to the store."""
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _exists(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_other_game_options_are_a_separate_match(tmp_path):
+    store = tmp_path / "results.sqlite"
+    normal = play_match("nim", RandomAgent(0), RandomAgent(1), games=4, store=store,
+                        game_options={"heaps": (3, 4)})
+    misere = play_match("nim", RandomAgent(0), RandomAgent(1), games=6, store=store,
+                        game_options={"heaps": (3, 4), "misere": True})
+    again = play_match("nim", RandomAgent(0), RandomAgent(1), games=4, store=store,
+                       game_options={"heaps": [3, 4], "misere": False, "max_take": 3})
+    assert len(normal.records) == 4 and len(misere.records) == 6
+    assert [r.moves for r in again.records] == [r.moves for r in normal.records]
+    for size in (5, 7):
+        play_match("go", RandomAgent(0), RandomAgent(1), games=2, store=store,
+                   game_options={"board_size": size})
+    with ResultsStore(store) as results:
+        definitions = [d for _, d in results.matches()]
+        counts = [results.count(match_id) for match_id, _ in results.matches()]
+    assert [d["options"].get("misere") for d in definitions[:2]] == [False, True]
+    assert [d["options"].get("board_size") for d in definitions[2:]] == [5, 7]
+    assert counts == [4, 6, 2, 2]
+
+
+def test_more_games_extend_the_match_and_keep_the_stored_ones(tmp_path):
+    store = tmp_path / "results.sqlite"
+    short = play_match("tictactoe", RandomAgent(0), RandomAgent(1), games=4, store=store)
+    with ResultsStore(store) as results:
+        first = results._db.execute("SELECT game_id, stored_at FROM games").fetchall()
+    longer = play_match("tictactoe", RandomAgent(0), RandomAgent(1), games=10, store=store)
+    assert [r.moves for r in longer.records[:4]] == [r.moves for r in short.records]
+    with ResultsStore(store) as results:
+        (match_id, _), = results.matches()
+        again = results._db.execute("SELECT game_id, stored_at FROM games").fetchall()
+        assert set(first) <= set(again) and results.count(match_id) == 10
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign sqlite"])
+def test_a_damaged_store_is_a_one_line_error_and_is_left_as_it_was(tmp_path, capsys, damage):
+    out = tmp_path / "out"
+    store = out / "results.sqlite"
+    args = ["arena", "tictactoe", "--agents", "random random", "--games", "2", "--workers",
+            "1", "--out", str(out)]
+    assert main(args) == 0
+    capsys.readouterr()
+    data = store.read_bytes()
+    if damage == "garbage":
+        store.write_bytes(b"\x13 not a database \x00" * 300)
+    elif damage == "truncated":
+        store.write_bytes(data[: len(data) // 2])
+    else:
+        store.unlink()
+        with sqlite3.connect(store) as other:
+            other.execute("CREATE TABLE notes (text TEXT)")
+    before = store.read_bytes()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "not a readable boardzoo results store" in err and "left untouched" in err
+    assert store.read_bytes() == before
+    with pytest.raises(StoreError):
+        ResultsStore(store)
+
+
+SINK_WRITER = """
+import sys
+from boardzoo.store import ResultsStore
+store = ResultsStore(sys.argv[1])
+sink = store.sink("selfplay")
+start = int(sys.argv[2])
+ids = range(start, start + 300)
+new = sum(sink.put_game(f"g{i}", {"moves": [i], "writer": start}) for i in ids)
+print(new)
+"""
+
+
+def test_game_sink_loses_no_game_and_counts_none_twice(tmp_path):
+    """Three processes write overlapping ids at once: every id is stored once, and exactly
+    one put_game of each id returned True."""
+    store = tmp_path / "results.sqlite"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", SINK_WRITER, str(store), str(start)],
+                         cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        for start in (0, 100, 200)
+    ]
+    accepted = [int(proc.communicate(timeout=120)[0]) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs)
+    with ResultsStore(store) as results:
+        sink = results.sink("selfplay")
+        ids = sink.game_ids()
+        assert ids == {f"g{i}" for i in range(500)}
+        assert sum(accepted) == 500
+        assert sink.put_game("g7", {"moves": []}) is False
+        assert results.records(sink.match_id)["g7"]["moves"] == [7]
+        assert results.sink("another").game_ids() == set()

@@ -263,6 +263,21 @@ def playout_kernel(state, rng):
 
 
 # --------------------------------------------------------------------------- the game
+@njit(cache=True)
+def observe_kernel(state, seat, out):
+    """Fill float32 ``out`` (rows, columns, 2), row 0 at the top: plane 0 ``seat``'s stones,
+    plane 1 the opponent's."""
+    rows, columns = np.int64(state[ROWS]), np.int64(state[COLUMNS])
+    current, mask = state[CURRENT], state[MASK]
+    own = current if seat == np.int64(state[TO_PLAY]) else current ^ mask
+    other = own ^ mask
+    for c in range(columns):
+        for r in range(rows):
+            bit = _ONE << np.uint64(c * (rows + 1) + r)
+            out[rows - 1 - r, c, 0] = 1.0 if own & bit else 0.0
+            out[rows - 1 - r, c, 1] = 1.0 if other & bit else 0.0
+
+
 class ConnectFour(Game):
     """Connect Four rules on a ``rows`` x ``columns`` board (see the module docstring)."""
 
@@ -270,6 +285,7 @@ class ConnectFour(Game):
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
+    observe_kernel = staticmethod(observe_kernel)
     piece_symbols = (".", "X", "O")
     board_rgb = (40, 90, 200)
     piece_rgb = ((220, 40, 40), (245, 210, 50))
@@ -313,9 +329,6 @@ class ConnectFour(Game):
     def cells(self, state: np.ndarray) -> np.ndarray:
         first, second = self._planes(state, 0)
         return (first + 2 * second).astype(np.int8)
-
-    def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
-        return np.stack(self._planes(state, seat), axis=-1).astype(np.float32)
 
     def coordinate_labels(self) -> tuple[list[str], list[str]]:
         """Rows numbered from the bottom (row "1" is where the first stone lands)."""

@@ -81,6 +81,10 @@ class Game(abc.ABC):
     #: policy as ``playout_kernel``) that also writes the actions it played into ``trace``;
     #: games where moves transpose provide it for RAVE
     playout_trace_kernel: ClassVar[Any] = None
+    #: optional: ``observe_kernel(state, seat, out)``, the compiled form of :meth:`observe`
+    #: filling float32 ``out`` (shape ``planes_shape``) from ``seat``'s view; vector envs
+    #: call it for N boards in one compiled loop
+    observe_kernel: ClassVar[Any] = None
     #: characters for an empty cell and the pieces of player_0 and player_1 (ansi render)
     piece_symbols: ClassVar[tuple[str, str, str]] = (".", "X", "O")
     #: board background in rgb_array renders, and the two piece colours
@@ -106,9 +110,18 @@ class Game(abc.ABC):
     def initial_state(self) -> np.ndarray:
         """A new state array of the starting position."""
 
-    @abc.abstractmethod
     def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
-        """Observation planes, float32 of shape ``planes_shape`` (H, W, C), from ``seat``'s view."""
+        """Observation planes, float32 of shape ``planes_shape`` (H, W, C), from ``seat``'s view.
+
+        Games with an ``observe_kernel`` get this for free; the others override it.
+        """
+        if self.observe_kernel is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} defines neither observe nor observe_kernel"
+            )
+        out = np.empty(self.planes_shape, dtype=np.float32)
+        self.observe_kernel(state, seat, out)
+        return out
 
     @abc.abstractmethod
     def cells(self, state: np.ndarray) -> np.ndarray:
@@ -295,15 +308,16 @@ def require(condition: bool, message: str) -> None:
 
 
 @njit(cache=True)
-def own_opponent_planes(cells, seat, rows, cols):
-    """float32 planes (rows, cols, 2) from ``seat``'s view of a row-major cell array with
-    0 empty, 1 player_0, 2 player_1: plane 0 the seat's own pieces, plane 1 the opponent's."""
-    planes = np.zeros((rows, cols, 2), np.float32)
+def own_opponent_planes(cells, seat, out):
+    """Fill float32 planes ``out`` (rows, cols, 2) from ``seat``'s view of a row-major cell
+    array with 0 empty, 1 player_0, 2 player_1: plane 0 the seat's own pieces, plane 1 the
+    opponent's."""
+    out[:] = 0.0
+    cols = out.shape[1]
     own = seat + 1
-    for i in range(rows * cols):
+    for i in range(out.shape[0] * cols):
         if cells[i] != 0:
-            planes[i // cols, i % cols, 0 if cells[i] == own else 1] = 1.0
-    return planes
+            out[i // cols, i % cols, 0 if cells[i] == own else 1] = 1.0
 
 
 def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):

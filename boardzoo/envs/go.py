@@ -620,7 +620,7 @@ def playout_ownership_kernel(state, rng, out):
 
 
 @njit(cache=True)
-def _observe(state, seat, out):
+def observe_kernel(state, seat, out):
     """Fill float32 ``out`` (N, N, 10) with the planes of the spec sheet from ``seat``'s view."""
     n = state[SIZE]
     g = _grid(state)
@@ -681,6 +681,7 @@ class Go(Game):
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
     playout_trace_kernel = staticmethod(playout_trace_kernel)
+    observe_kernel = staticmethod(observe_kernel)
     pieces_on_intersections = True
     position_format = (
         "SGF text, e.g. (;GM[1]FF[4]SZ[9]KM[7.5]AB[cc]AW[gg]PL[B];B[ee];W[]): SZ, KM, "
@@ -733,11 +734,6 @@ class Go(Game):
     # ------------------------------------------------------------------- game hooks
     def initial_state(self) -> np.ndarray:
         return self._empty.copy()
-
-    def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
-        out = np.empty(self.planes_shape, dtype=np.float32)
-        _observe(state, seat, out)
-        return out
 
     def cells(self, state: np.ndarray) -> np.ndarray:
         n = self.size

@@ -150,6 +150,21 @@ def moves_since(state, start, trace):
     return plies
 
 
+@njit(cache=True)
+def observe_kernel(state, seat, out):
+    """Fill float32 ``out`` (N, N, 3) from ``seat``'s view: own stones, the opponent's, and
+    the last move."""
+    n = state[SIZE]
+    out[:] = 0.0
+    for a in range(n * n):
+        stone = state[CELLS + a]
+        if stone != 0:
+            out[a // n, a % n, 0 if stone == seat + 1 else 1] = 1.0
+    if state[PLY] > 0:
+        last = state[CELLS + n * n + state[PLY] - 1]
+        out[last // n, last % n, 2] = 1.0
+
+
 # ---------------------------------------------------------------------------- the game
 class Gomoku(Game):
     """Gomoku rules (see the module docstring).
@@ -163,6 +178,7 @@ class Gomoku(Game):
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
+    observe_kernel = staticmethod(observe_kernel)
     playout_trace_kernel = staticmethod(playout_trace_kernel)
     pieces_on_intersections = True
     position_format = (
@@ -209,15 +225,6 @@ class Gomoku(Game):
         """The actions played since the setup (shape ``[ply]``), in order."""
         start = CELLS + self.num_actions
         return state[start : start + int(state[PLY])].astype(np.int64)
-
-    def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
-        """Planes (N, N, 3) from ``seat``'s view: own stones, opponent's, last move."""
-        board = self.cells(state)
-        last = np.zeros(self.num_actions, dtype=np.float32)
-        if state[PLY] > 0:
-            last[self.moves(state)[-1]] = 1.0
-        planes = [board == seat + 1, board == 2 - seat, last.reshape(self.size, self.size)]
-        return np.stack(planes, axis=-1).astype(np.float32)
 
     # ---------------------------------------------------------------------- move notation
     def coordinate_labels(self) -> tuple[list[str], list[str]]:

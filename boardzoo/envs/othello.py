@@ -332,6 +332,22 @@ def playout_kernel(state, rng):
 
 
 # ----------------------------------------------------------------------------- the game
+@njit(cache=True)
+def observe_kernel(state, seat, out):
+    """Fill float32 ``out`` (N, N, 3) from ``seat``'s view: own discs, the opponent's, and
+    the squares where ``seat`` may place a disc now (zeros unless it is ``seat``'s turn)."""
+    n = np.int64(state[SIZE])
+    own, other = state[BLACK + seat], state[WHITE - seat]
+    to_move = seat == np.int64(state[TO_PLAY]) and state[OUTCOME] == ONGOING
+    mine = legal_moves(own, other, n) if to_move else _ZERO
+    for square in range(n * n):
+        bit = _ONE << np.uint64(square)
+        r, c = square // n, square % n
+        out[r, c, 0] = 1.0 if own & bit else 0.0
+        out[r, c, 1] = 1.0 if other & bit else 0.0
+        out[r, c, 2] = 1.0 if mine & bit else 0.0
+
+
 class Othello(Game):
     """Othello rules on a ``board_size`` x ``board_size`` board (see the module docstring)."""
 
@@ -339,6 +355,7 @@ class Othello(Game):
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
+    observe_kernel = staticmethod(observe_kernel)
     board_rgb = (30, 120, 60)
     position_format = (
         'N*N characters for a1..h1, a2..h2, ... (rows from the top; "X" black, "O" white, '
@@ -381,13 +398,6 @@ class Othello(Game):
     def cells(self, state: np.ndarray) -> np.ndarray:
         grid = self._grid(state[BLACK]) + 2 * self._grid(state[WHITE])
         return grid.astype(np.int8)
-
-    def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
-        own, other = state[BLACK + seat], state[WHITE - seat]
-        to_move = seat == state[TO_PLAY] and state[OUTCOME] == ONGOING
-        mine = legal_moves(own, other, self.size) if to_move else _ZERO
-        planes = [self._grid(own), self._grid(other), self._grid(mine)]
-        return np.stack(planes, axis=-1).astype(np.float32)
 
     def final_disc_difference(self, state: np.ndarray, seat: int) -> int:
         """``seat``'s discs minus the opponent's, empty squares counted for the winner (the FFO

@@ -2,8 +2,9 @@
 class known everywhere at once.
 
 One call puts the class in :data:`GAMES` (so ``make_env``, the arena, the CLI and the agents
-find it by name), in PettingZoo's registry as ``"boardzoo/<name>_v0"`` and in Gymnasium's as
-``"boardzoo/<Name>-v0"`` (the single-agent view against an opponent). boardzoo's own games
+find it by name), in PettingZoo's registries as ``"boardzoo/<name>_v0"`` (AEC, and parallel
+through PettingZoo's turn-based conversion) and in Gymnasium's as ``"boardzoo/<Name>-v0"`` (the
+single-agent view against an opponent, with the compiled vector env as its vector entry point). boardzoo's own games
 register themselves this way at the bottom of their modules; a user's game does the same.
 Both registries get lazy string entry points, so nothing is built until an env is made.
 """
@@ -19,6 +20,7 @@ from boardzoo.errors import InvalidOptionError, UnknownGameError
 __all__ = [
     "GAMES",
     "GYM_ENTRY_POINT",
+    "GYM_VECTOR_ENTRY_POINT",
     "game_class",
     "gym_id",
     "pettingzoo_id",
@@ -29,8 +31,11 @@ __all__ = [
 #: game name -> its Game class, in registration order; names are module names without version
 GAMES: dict[str, type[Game]] = {}
 #: what ``gymnasium.make("boardzoo/<Name>-v0", ...)`` builds (``game=<name>`` is passed)
-GYM_ENTRY_POINT = "boardzoo.wrappers.gymnasium:SingleAgentEnv"
+GYM_ENTRY_POINT = "boardzoo.rl.single:SingleAgentEnv"
+#: what ``gymnasium.make_vec("boardzoo/<Name>-v0", num_envs=N, ...)`` builds
+GYM_VECTOR_ENTRY_POINT = "boardzoo.rl.vector:BoardVectorEnv"
 PETTINGZOO_ENTRY_POINT = "boardzoo.envs:make_env"
+PETTINGZOO_PARALLEL_ENTRY_POINT = "boardzoo.rl.parallel:parallel_env"
 _GYM_NAMES: dict[str, str] = {}
 
 
@@ -61,7 +66,18 @@ def register_game(game_class: type[Game], gym_name: str | None = None) -> type[G
     pettingzoo.register(
         "aec", pettingzoo_id(name), entry_point=PETTINGZOO_ENTRY_POINT, kwargs={"name": name}
     )
-    gymnasium.register(gym_id(name), entry_point=GYM_ENTRY_POINT, kwargs={"game": name})
+    pettingzoo.register(
+        "parallel",
+        pettingzoo_id(name),
+        entry_point=PETTINGZOO_PARALLEL_ENTRY_POINT,
+        kwargs={"name": name},
+    )
+    gymnasium.register(
+        gym_id(name),
+        entry_point=GYM_ENTRY_POINT,
+        vector_entry_point=GYM_VECTOR_ENTRY_POINT,
+        kwargs={"game": name},
+    )
     return game_class
 
 
@@ -70,6 +86,7 @@ def unregister_game(name: str) -> None:
     gymnasium.registry.pop(gym_id(name), None)  # gym_id: UnknownGameError for unknown names
     # PettingZoo files "boardzoo/x_v0" under its normalised id ("boardzoo/x-v0")
     pettingzoo.aec_registry.pop(pettingzoo.spec("aec", pettingzoo_id(name)).id, None)
+    pettingzoo.parallel_registry.pop(pettingzoo.spec("parallel", pettingzoo_id(name)).id, None)
     del GAMES[name], _GYM_NAMES[name]
 
 

@@ -87,6 +87,12 @@ playout_kernel, playout_trace_kernel = make_random_playout(
 )
 
 
+@njit(cache=True)
+def observe_kernel(state, seat, out):
+    """Fill float32 ``out`` (3, 3, 2) from ``seat``'s view (see the spec sheet)."""
+    own_opponent_planes(state[HEADER:], seat, out)
+
+
 class TicTacToe(Game):
     """Tic-tac-toe rules (see the module docstring)."""
 
@@ -95,6 +101,7 @@ class TicTacToe(Game):
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)
     playout_trace_kernel = staticmethod(playout_trace_kernel)
+    observe_kernel = staticmethod(observe_kernel)
     position_format = '9 characters "X", "O", "." row-major from the top-left, e.g. "X...O...."'
 
     def __init__(self) -> None:
@@ -105,9 +112,6 @@ class TicTacToe(Game):
 
     def cells(self, state: np.ndarray) -> np.ndarray:
         return state[HEADER:].reshape(3, 3).copy()
-
-    def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
-        return own_opponent_planes(state[HEADER:], seat, 3, 3)
 
     def coordinate_labels(self) -> tuple[list[str], list[str]]:
         return ["1", "2", "3"], ["a", "b", "c"]

@@ -1,4 +1,4 @@
-"""Wrappers: the planning model over an env, and the single-agent Gymnasium view."""
+"""Wrappers: the planning model over an env (the single-agent gym view is in boardzoo.rl)."""
 
 from boardzoo.wrappers.model import EnvModel, legal_mask
 

@@ -1,0 +1,192 @@
+"""Compiled batch kernels for learners: N games stepped, reset and observed in one call.
+
+:func:`batch_kernels` builds them for one game class from its kernels (``legal_mask``,
+``apply``, optionally ``observe``). Each env ``i`` has a state row ``states[i]``, the
+learner's seat ``seats[i]`` and its own xorshift generator ``rngs[i]`` (shape ``[1]``, see
+:mod:`boardzoo.rng`), so a vector env and N single envs seeded alike draw the same numbers.
+
+Compiled opponents (``kind``):
+
+* :data:`RANDOM`: a uniformly random legal move;
+* :data:`WIN_OR_BLOCK`: a winning move if there is one, otherwise a random move after which
+  the learner has no immediate win (that blocks a one-move threat and never sets one up),
+  otherwise a random move. It needs only the rules' kernels, so every game has it.
+* :data:`EXTERNAL`: no compiled opponent; the caller plays the opponent's replies.
+
+The closures are compiled once per process and game class (numba cannot cache a function
+specialised on other dispatchers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, P0_WINS, TO_PLAY
+from boardzoo.rng import below, choose_true
+
+__all__ = ["EXTERNAL", "RANDOM", "WIN_OR_BLOCK", "OPPONENT_KINDS", "BatchKernels", "batch_kernels"]
+
+EXTERNAL, RANDOM, WIN_OR_BLOCK = -1, 0, 1
+#: opponent names that have a compiled form
+OPPONENT_KINDS = {"random": RANDOM, "win_or_block": WIN_OR_BLOCK}
+
+
+class BatchKernels(NamedTuple):
+    """The compiled functions of one game class (see :func:`batch_kernels`)."""
+
+    opponent_action: Any
+    step: Any
+    reset: Any
+    rewards: Any
+    masks: Any
+    observe: Any
+
+
+@njit(cache=True)
+def learner_reward(outcome, seat):
+    """The learner's reward for an outcome code: +1 win, -1 loss, 0 draw or ongoing."""
+    if outcome == ONGOING or outcome == DRAW:
+        return 0.0
+    return 1.0 if outcome == P0_WINS + seat else -1.0
+
+
+_CACHE: dict[type, BatchKernels] = {}
+
+
+def batch_kernels(game: Any) -> BatchKernels:
+    """The batch kernels of ``game``'s class, compiled on first use in this process."""
+    cls = type(game)
+    if cls not in _CACHE:
+        _CACHE[cls] = _build(cls.legal_mask_kernel, cls.apply_kernel, cls.observe_kernel)
+    return _CACHE[cls]
+
+
+def _build(legal_mask_kernel, apply_kernel, observe_kernel) -> BatchKernels:  # noqa: C901
+    @njit
+    def shuffled_legal(state, rng, mask, order):
+        """The legal actions of ``state`` in a random order: fills ``order``, returns count."""
+        count = legal_mask_kernel(state, mask)
+        k = 0
+        for a in range(mask.shape[0]):
+            if mask[a]:
+                order[k] = a
+                k += 1
+        for j in range(count - 1, 0, -1):
+            swap = below(rng, j + 1)
+            order[j], order[swap] = order[swap], order[j]
+        return count
+
+    @njit
+    def loses_at_once(state, mover, mask, scratch):
+        """Whether the side to move in ``state`` (the mover's opponent) can win in one move."""
+        winning = P0_WINS + 1 - mover
+        legal_mask_kernel(state, mask)
+        for b in range(mask.shape[0]):
+            if mask[b]:
+                scratch[:] = state
+                apply_kernel(scratch, b)
+                if scratch[OUTCOME] == winning:
+                    return True
+        return False
+
+    @njit
+    def win_or_block(state, rng, mask, order, after, scratch):
+        mover = np.int64(state[TO_PLAY])
+        count = shuffled_legal(state, rng, mask, order)
+        for k in range(count):
+            after[:] = state
+            apply_kernel(after, order[k])
+            if after[OUTCOME] == P0_WINS + mover:
+                return order[k]
+        for k in range(count):
+            after[:] = state
+            apply_kernel(after, order[k])
+            if after[OUTCOME] != ONGOING or not loses_at_once(after, mover, mask, scratch):
+                return order[k]
+        return order[0]
+
+    @njit
+    def opponent_action(state, kind, rng, mask, order, after, scratch):
+        """The compiled opponent's move in ``state`` (``kind`` RANDOM or WIN_OR_BLOCK)."""
+        if kind == RANDOM:
+            return choose_true(rng, mask, legal_mask_kernel(state, mask))
+        return win_or_block(state, rng, mask, order, after, scratch)
+
+    @njit
+    def reply(states, i, seat, kind, rngs, mask, order, after, scratch):
+        state = states[i]
+        while state[OUTCOME] == ONGOING and np.int64(state[TO_PLAY]) != seat:
+            apply_kernel(state, opponent_action(state, kind, rngs[i], mask, order, after, scratch))
+
+    @njit
+    def step(states, actions, active, seats, kind, rngs, illegal, num_actions):
+        """Play ``actions[i]`` for the learner in every env with ``active[i]``, then the
+        compiled opponent's replies (unless ``kind`` is EXTERNAL). An illegal action leaves
+        the state as it was and sets ``illegal[i]``."""
+        mask = np.empty(num_actions, np.bool_)
+        order = np.empty(num_actions, np.int64)
+        after = np.empty_like(states[0])
+        scratch = np.empty_like(states[0])
+        for i in range(states.shape[0]):
+            illegal[i] = False
+            if not active[i]:
+                continue
+            legal_mask_kernel(states[i], mask)
+            a = actions[i]
+            illegal[i] = a < 0 or a >= num_actions or not mask[a]
+            if illegal[i]:
+                continue
+            apply_kernel(states[i], a)
+            if kind != EXTERNAL:
+                reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
+
+    @njit
+    def reset(states, initial, which, seats, random_seat, kind, rngs, num_actions):
+        """Restart the envs with ``which[i]``: the initial state, a seat drawn when
+        ``random_seat``, and the compiled opponent's first moves when it starts."""
+        mask = np.empty(num_actions, np.bool_)
+        order = np.empty(num_actions, np.int64)
+        after = np.empty_like(initial)
+        scratch = np.empty_like(initial)
+        for i in range(states.shape[0]):
+            if not which[i]:
+                continue
+            states[i] = initial
+            if random_seat:
+                seats[i] = below(rngs[i], 2)
+            if kind != EXTERNAL:
+                reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
+
+    @njit
+    def rewards(states, seats, illegal, out_rewards, out_terminated):
+        """The learner's rewards and end flags (an illegal action: -1 and the end)."""
+        for i in range(states.shape[0]):
+            if illegal[i]:
+                out_rewards[i], out_terminated[i] = -1.0, True
+            else:
+                outcome = states[i][OUTCOME]
+                out_rewards[i] = learner_reward(outcome, seats[i])
+                out_terminated[i] = outcome != ONGOING
+
+    @njit
+    def masks(states, done, out):
+        """The learner's legal masks ``out`` (bool ``[N, num_actions]``); zeros where done."""
+        for i in range(states.shape[0]):
+            if done[i]:
+                out[i] = False
+            else:
+                legal_mask_kernel(states[i], out[i])
+
+    observe = None
+    if observe_kernel is not None:
+
+        @njit
+        def observe(states, seats, out):
+            """The learner's planes of every env into ``out`` (float32 ``[N, H, W, C]``)."""
+            for i in range(states.shape[0]):
+                observe_kernel(states[i], seats[i], out[i])
+
+    return BatchKernels(opponent_action, step, reset, rewards, masks, observe)

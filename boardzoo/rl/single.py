@@ -1,0 +1,146 @@
+"""Single-agent Gymnasium view of a boardzoo game against a fixed opponent.
+
+``gymnasium.make("boardzoo/ConnectFour-v0", opponent="random", seat="random")``. The learner
+plays one seat and the opponent's replies happen inside ``step``, so every observation and
+every reward is the learner's: the reward of a step is the learner's result (+1 win, 0 draw,
+-1 loss, at the end) even when the opponent's reply ended the game (the reward-perspective
+bug of PettingZoo #1147 cannot happen here). ``info["action_mask"]`` (int8) and
+``action_masks()`` (bool, for sb3-contrib's MaskablePPO) are the learner's legal moves.
+
+Illegal actions follow the learner convention by default: the episode ends with reward -1 and
+``info["illegal_action"] = True``; ``illegal_action="raise"`` raises instead (for debugging).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from boardzoo.envs import make_env
+from boardzoo.envs.aec import AGENTS
+from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.rl.observation import observation_space, shape_observation
+from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
+from boardzoo.rng import below, make_rng
+
+__all__ = ["SingleAgentEnv", "check_seat", "check_illegal_action"]
+
+_ILLEGAL_MODES = ("lose", "raise")
+
+
+def check_seat(seat: Any) -> None:
+    """Raise InvalidOptionError unless ``seat`` is 0, 1 or "random"."""
+    if isinstance(seat, bool) or seat not in (0, 1, "random"):
+        raise InvalidOptionError(f"seat={seat!r} is not allowed; use 0, 1 or 'random'")
+
+
+def check_illegal_action(mode: Any) -> None:
+    if mode not in _ILLEGAL_MODES:
+        raise InvalidOptionError(
+            f"illegal_action={mode!r} is not allowed; use 'lose' (the episode ends with reward "
+            "-1, the default) or 'raise'"
+        )
+
+
+class SingleAgentEnv(gym.Env):
+    """One game against ``opponent`` from the learner's seat.
+
+    ``seat``: 0 (moves first), 1, or "random" (drawn at each reset). ``observation``:
+    "planes" (float32 (H, W, C), the default) or "flat" (float32 vector, for MlpPolicy).
+    ``opponent``: see :func:`boardzoo.rl.opponents.resolve_opponent`.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+    def __init__(
+        self,
+        game: str,
+        opponent: Any = "random",
+        seat: int | str = "random",
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        observation: str = "planes",
+        **options: Any,
+    ):
+        check_seat(seat)
+        check_illegal_action(illegal_action)
+        self.aec_env = make_env(
+            game, render_mode=render_mode, illegal_action=illegal_action, **options
+        )
+        self.game = self.aec_env.game
+        self.render_mode = render_mode
+        self.observation_format = observation
+        self.observation_space = observation_space(self.game, observation)
+        self.action_space = gym.spaces.Discrete(self.game.num_actions)
+        self._opponent_spec = opponent
+        self._seat_spec = seat
+        self.opponent = resolve_opponent(opponent)
+        self.seat = 0 if seat == "random" else seat
+        self._rng = make_rng(None)
+
+    @property
+    def learner(self) -> str:
+        return AGENTS[self.seat]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        """A new game; with ``seed``, the seat draws and the opponent are reseeded."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = make_rng(seed)
+            self._reseed_opponent(seed)
+        if self._seat_spec == "random":
+            self.seat = int(below(self._rng, 2))
+        self.aec_env.reset(seed=seed, options=options)
+        self._let_opponent_move()
+        return self._observation(), self._info()
+
+    def step(self, action: Any):
+        if self._done():
+            raise GameOverError("the episode has ended; call reset()")
+        self.aec_env.step(action)
+        self._let_opponent_move()
+        terminated = self._done()
+        reward = float(self.aec_env.rewards[self.learner]) if terminated else 0.0
+        return self._observation(), reward, terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask ``[num_actions]`` of the learner's legal actions (all False at the end)."""
+        if self._done():
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.aec_env.legal_mask()
+
+    def render(self):
+        return self.aec_env.render()
+
+    def close(self) -> None:
+        self.aec_env.close()
+
+    def _reseed_opponent(self, seed: int) -> None:
+        if isinstance(self._opponent_spec, (str, dict)):
+            self.opponent = resolve_opponent(self._opponent_spec, seed=seed)
+        elif hasattr(self.opponent, "reseed"):
+            self.opponent.reseed(seed)
+
+    def _done(self) -> bool:
+        return self.aec_env.terminations[self.learner]
+
+    def _let_opponent_move(self) -> None:
+        env = self.aec_env
+        while not self._done() and env.agent_selection != self.learner:
+            if isinstance(self.opponent, CompiledOpponent):
+                action = self.opponent.choose(self.game, env.state_array, self._rng)
+            else:
+                action = self.opponent.act(env)
+            env.step(action)
+
+    def _observation(self) -> np.ndarray:
+        planes = self.aec_env.observe(self.learner)["observation"]
+        return shape_observation(planes, self.observation_format)
+
+    def _info(self) -> dict[str, Any]:
+        info = {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
+        if self.aec_env.infos.get(self.learner, {}).get("illegal_action"):
+            info["illegal_action"] = True
+        return info

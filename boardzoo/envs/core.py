@@ -308,16 +308,15 @@ def require(condition: bool, message: str) -> None:
 
 
 @njit(cache=True)
-def own_opponent_planes(cells, seat, out):
-    """Fill float32 planes ``out`` (rows, cols, 2) from ``seat``'s view of a row-major cell
-    array with 0 empty, 1 player_0, 2 player_1: plane 0 the seat's own pieces, plane 1 the
-    opponent's."""
-    out[:] = 0.0
-    cols = out.shape[1]
+def own_opponent_planes(cells, seat, rows, cols):
+    """float32 planes (rows, cols, 2) from ``seat``'s view of a row-major cell array with
+    0 empty, 1 player_0, 2 player_1: plane 0 the seat's own pieces, plane 1 the opponent's."""
+    planes = np.zeros((rows, cols, 2), np.float32)
     own = seat + 1
-    for i in range(out.shape[0] * cols):
+    for i in range(rows * cols):
         if cells[i] != 0:
-            out[i // cols, i % cols, 0 if cells[i] == own else 1] = 1.0
+            planes[i // cols, i % cols, 0 if cells[i] == own else 1] = 1.0
+    return planes
 
 
 def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):

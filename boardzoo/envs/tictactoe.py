@@ -90,7 +90,7 @@ playout_kernel, playout_trace_kernel = make_random_playout(
 @njit(cache=True)
 def observe_kernel(state, seat, out):
     """Fill float32 ``out`` (3, 3, 2) from ``seat``'s view (see the spec sheet)."""
-    own_opponent_planes(state[HEADER:], seat, out)
+    out[:] = own_opponent_planes(state[HEADER:], seat, 3, 3)
 
 
 class TicTacToe(Game):

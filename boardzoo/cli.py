@@ -124,6 +124,27 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None)
     _add_game_options(play)
 
+    training = commands.add_parser(
+        "train",
+        help="train an AlphaZero network by self-play (resumable)",
+        description="AlphaZero self-play training. Writes checkpoints (latest.pt), the stored "
+        "games, a CSV log, TensorBoard logs (if installed) and a training-curve plot under "
+        "--out. Ctrl-C or a crash loses at most the games being played: --resume DIR "
+        "continues. See docs/alphazero.md for every option of --config.",
+    )
+    training.add_argument("game", help="game name (tictactoe, nim, connect_four, othello, ...)")
+    training.add_argument("--minutes", type=float, default=None, help="wall-time budget")
+    training.add_argument("--iterations", type=int, default=None, help="iteration budget")
+    training.add_argument("--out", default=None, help="run folder (default: runs/GAME)")
+    training.add_argument("--config", default=None, help="JSON or TOML file of TrainConfig options")
+    training.add_argument("--resume", default=None, metavar="DIR", help="continue the run in DIR")
+    training.add_argument("--workers", type=int, default=None, help="self-play processes")
+    training.add_argument("--seed", type=int, default=None)
+    training.add_argument(
+        "--backend", choices=["local"], default="local", help="where self-play runs"
+    )
+    _add_game_options(training)
+
     bench = commands.add_parser(
         "bench",
         help="speed figures as ratios against references measured in the same run",
@@ -145,6 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_arena(args)
         if args.command == "play":
             return run_play(args)
+        if args.command == "train":
+            return run_train(args)
         return run_bench(args)
     except BoardzooError as err:
         print(f"boardzoo {args.command}: error: {err}", file=sys.stderr)
@@ -250,6 +273,32 @@ def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:
         env = make_env(game, **options)
         env.reset()
         copy.deepcopy(agent).act(env)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    import torch
+
+    from boardzoo.training import TrainConfig, train
+
+    torch.set_num_threads(1)
+    values = TrainConfig.from_file(args.config).to_dict() if args.config else {}
+    flags = {"minutes": args.minutes, "iterations": args.iterations, "workers": args.workers,
+             "seed": args.seed}
+    values.update({k: v for k, v in flags.items() if v is not None})
+    if args.iterations is not None and args.minutes is None:
+        values["minutes"] = None  # an iteration budget alone
+    if args.option:
+        values["game_options"] = {**values.get("game_options", {}), **dict(args.option)}
+    config = TrainConfig.from_dict(values)
+    resume = args.resume is not None
+    out = args.resume or args.out or f"runs/{args.game}"
+    budget_given = args.minutes is not None or args.iterations is not None
+    # a resumed run keeps its saved config; only a new budget replaces the old one
+    run = train(args.game, config if (budget_given or not resume) else None, out=out,
+                resume=resume)
+    print(f"{run.iteration} iterations, {run.step} training steps, {run.games} games stored; "
+          f"checkpoint {run.checkpoint}, curve {run.out / 'curve.png'}")
+    return 0
 
 
 def _unique_names(specs: list[str]) -> list[str]:

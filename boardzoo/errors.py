@@ -5,6 +5,7 @@ from __future__ import annotations
 
 __all__ = [
     "BoardzooError",
+    "CheckpointError",
     "IllegalActionError",
     "GameOverError",
     "InvalidPositionError",
@@ -41,6 +42,12 @@ class InvalidOptionError(BoardzooError):
 
 class StoreError(BoardzooError):
     """A results store that is not one, is damaged, or stays locked past the busy timeout."""
+
+
+class CheckpointError(BoardzooError):
+    """A checkpoint, resume directory, replay or config file that cannot be loaded safely:
+    code-carrying (pickled objects), truncated or corrupt, of another game or board size, or
+    of an unknown format version."""
 
 
 class UnknownGameError(BoardzooError):

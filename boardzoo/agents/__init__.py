@@ -23,6 +23,7 @@ __all__ = [
     "AGENTS",
     "Agent",
     "AlphaBetaAgent",
+    "AlphaZeroAgent",
     "MCTSAgent",
     "PolicyAgent",
     "RandomAgent",
@@ -36,9 +37,19 @@ AGENTS: dict[str, str] = {
     "random": "boardzoo.agents.random:RandomAgent",
     "alphabeta": "boardzoo.agents.alphabeta:AlphaBetaAgent",
     "mcts": "boardzoo.agents.mcts:MCTSAgent",
+    "alphazero": "boardzoo.agents.alphazero.agent:agent_from_spec",
     "sb3": "boardzoo.agents.sb3:SB3Agent",
     "gnugo": "boardzoo.agents.gtp:GnuGoAgent",
 }
+
+
+def __getattr__(name: str) -> Any:
+    """``AlphaZeroAgent`` is imported on first use: it needs torch (the ``torch`` extra)."""
+    if name == "AlphaZeroAgent":
+        from boardzoo.agents.alphazero import AlphaZeroAgent
+
+        return AlphaZeroAgent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -282,6 +282,7 @@ class ConnectFour(Game):
     """Connect Four rules on a ``rows`` x ``columns`` board (see the module docstring)."""
 
     name = "connect_four"
+    symmetry = "mirror"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)

@@ -99,6 +99,8 @@ class Game(abc.ABC):
     #: parsed start leave open); the round trip in :meth:`check_state` skips them, so a game
     #: that lists any checks them in its own ``check_state``
     unrecorded_slots: ClassVar[tuple[int, ...]] = ()
+    #: the board's symmetry group (:mod:`boardzoo.envs.symmetry`): "dihedral", "mirror", "none"
+    symmetry: ClassVar[str] = "none"
 
     def __init__(self, num_actions: int, planes_shape: tuple[int, int, int], **options: Any):
         self.num_actions = num_actions

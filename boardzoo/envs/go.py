@@ -677,6 +677,7 @@ class Go(Game):
     """Go rules (see the module docstring)."""
 
     name = "go"
+    symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)

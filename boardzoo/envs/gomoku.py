@@ -175,6 +175,7 @@ class Gomoku(Game):
     """
 
     name = "gomoku"
+    symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)

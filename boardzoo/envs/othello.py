@@ -352,6 +352,7 @@ class Othello(Game):
     """Othello rules on a ``board_size`` x ``board_size`` board (see the module docstring)."""
 
     name = "othello"
+    symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)

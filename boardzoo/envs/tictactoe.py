@@ -97,6 +97,7 @@ class TicTacToe(Game):
     """Tic-tac-toe rules (see the module docstring)."""
 
     name = "tictactoe"
+    symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)

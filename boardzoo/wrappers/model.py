@@ -10,7 +10,7 @@ two-player PettingZoo AEC env. Perspective: ``returns`` is per seat, indexed lik
 from __future__ import annotations
 
 import copy
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -22,11 +22,35 @@ __all__ = [
     "AECModel",
     "AECState",
     "EnvModel",
+    "Evaluation",
+    "Evaluator",
     "GameModel",
     "boardzoo_env",
     "clone_aec_env",
     "legal_mask",
 ]
+
+
+class Evaluation(NamedTuple):
+    """A batch of leaf evaluations: ``logits`` ``[B, A]`` (illegal actions at ``-inf``) and
+    ``values`` ``[B]`` in [-1, 1], each from the view of the side to move in that position."""
+
+    logits: np.ndarray
+    values: np.ndarray
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """The seam between search and learning (mctx's ``RootFnOutput``/``RecurrentFnOutput``,
+    OpenSpiel's ``Evaluator``): a network, a heuristic or anything else that values a *batch*
+    of positions at once.
+
+    ``observations`` are the game's planes ``[B, H, W, C]`` (float32) from the side to move's
+    view; ``masks`` are bool ``[B, A]``, True = legal. Search softmaxes the logits over the
+    legal actions into priors.
+    """
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> Evaluation: ...
 
 
 def boardzoo_env(env: Any) -> BoardGameEnv | None:
@@ -111,6 +135,11 @@ class EnvModel:
         """The state after ``action`` (validated; ``state`` is unchanged)."""
         raise NotImplementedError
 
+    def observe(self, state: Any) -> np.ndarray:
+        """Observation planes (float32, the env's observation shape) from the side to move's
+        view: what an :class:`Evaluator` is given."""
+        raise NotImplementedError
+
     def playout(self, state: Any, rng: np.random.Generator) -> np.ndarray:
         """Per-seat returns at the end of uniformly random play from ``state``."""
         while not self.is_terminal(state):
@@ -145,6 +174,9 @@ class GameModel(EnvModel):
 
     def step(self, state: np.ndarray, action: int) -> np.ndarray:
         return self.game.step(state, action)
+
+    def observe(self, state: np.ndarray) -> np.ndarray:
+        return self.game.observe(state, int(state[TO_PLAY]))
 
     def playout(self, state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         from boardzoo.rng import make_rng
@@ -207,6 +239,12 @@ class AECModel(EnvModel):
         clone = AECState(clone_aec_env(state.env), state.returns.copy())
         self._step_in_place(clone, int(action))
         return clone
+
+    def observe(self, state: AECState) -> np.ndarray:
+        observation = state.env.observe(state.env.agent_selection)
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        return np.asarray(observation, dtype=np.float32)
 
     def playout(self, state: AECState, rng: np.random.Generator) -> np.ndarray:
         scratch = AECState(clone_aec_env(state.env), state.returns.copy())

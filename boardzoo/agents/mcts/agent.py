@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from boardzoo.agents.mcts import fast
-from boardzoo.agents.mcts.generic import Evaluator, run_generic
+from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
+from boardzoo.agents.mcts.generic import run_generic
 from boardzoo.agents.mcts.rules import (
     C_C,
     C_FPU_MODE,
@@ -63,7 +64,7 @@ from boardzoo.clock import monotonic
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge import knowledge_for, try_solve
 from boardzoo.rng import make_rng
-from boardzoo.wrappers.model import EnvModel, GameModel
+from boardzoo.wrappers.model import EnvModel, Evaluator, GameModel
 
 __all__ = ["MCTSAgent", "SearchResult"]
 
@@ -126,14 +127,16 @@ class MCTSAgent:
             stones, Othello prefers corners).
         evaluator: None; "heuristic" (the game's evaluation function values leaves instead
             of a playout, and gives priors: a softmax, temperature 0.1, over the evaluations
-            of the positions each move leads to); or ``evaluator(model, state) -> (priors,
-            value)`` in Python (a network).
+            of the positions each move leads to); or a batched
+            :class:`~boardzoo.wrappers.model.Evaluator` (a network: observations ``[B, ...]``
+            and masks ``[B, A]`` in, logits and side-to-move values out), whose leaves are
+            evaluated ``batch_size`` at a time with virtual loss (:mod:`.batched`).
 
             ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` default to
             "auto": left all four alone, they take the setting that measured strongest on
             the game (its knowledge module's ``MCTS_DEFAULTS``; see docs/agents.md); once
-            any is given, the rest mean UCT with the game's own playout, no evaluator and no
-            implicit minimax.
+            any is given, the rest mean the plain choice: no evaluator, the game's own
+            playout, no implicit minimax, and UCT — or PUCT when an Evaluator gives priors.
         rave: all-moves-as-first statistics blended into Q (Gelly & Silver), weight
             ``sqrt(rave_k / (3 N + rave_k))``.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
@@ -153,6 +156,9 @@ class MCTSAgent:
             parent's Q) or "loss" (-1).
         gumbel_actions: how many root actions Gumbel's sequential halving starts with
             (None: 16 with an evaluator's priors, all legal actions with uniform priors).
+        batch_size: leaves evaluated per Evaluator call in one search (virtual loss keeps
+            them apart); 1 is the sequential search.
+        cache_size: positions whose Evaluator output is kept (0: no cache).
         seed: seeds every random choice of the agent.
     """
 
@@ -179,6 +185,8 @@ class MCTSAgent:
         pw_alpha: float = 0.5,
         gumbel_actions: int | None = None,
         gumbel_c_visit: float = 50.0,
+        batch_size: int = 16,
+        cache_size: int = 1 << 18,
     ):
         _check_options(
             simulations,
@@ -196,6 +204,8 @@ class MCTSAgent:
             raise InvalidOptionError(
                 f"implicit_minimax={implicit_minimax!r}; give 'auto' or alpha in [0, 1]"
             )
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
         if simulations is None and time_limit is None:
             simulations = DEFAULT_SIMULATIONS
         self.simulations = simulations
@@ -212,6 +222,10 @@ class MCTSAgent:
         self.temperature = temperature
         self.unvisited_q = unvisited_q
         self.gumbel_actions = gumbel_actions
+        self.batch_size = batch_size
+        self.batcher = (
+            LeafBatcher(evaluator, cache_size) if isinstance(evaluator, Evaluator) else None
+        )
         self._tuning = (rave_k, pw_c, pw_alpha, gumbel_c_visit)
         self._settings: dict[str | None, Settings] = {}
         self.settings = self.settings_for(None)
@@ -222,9 +236,11 @@ class MCTSAgent:
         self.reseed(seed)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickles (for arena worker processes) without the search tree."""
+        """Pickles (for arena worker processes) without the search tree or cached evaluations."""
         state = dict(self.__dict__)
         state["tree"], state["last_search"], state["_reuse_from"] = Tree(), None, None
+        if self.batcher is not None:
+            state["batcher"] = LeafBatcher(self.batcher.evaluator, self.batcher.cache_size)
         return state
 
     # ---------------------------------------------------------------------- public API
@@ -285,6 +301,8 @@ class MCTSAgent:
                 recommended = {**FALLBACK, **getattr(knowledge_for(game_name), "MCTS_DEFAULTS", {})}
             chosen = {key: recommended[key] if value == AUTO else value
                       for key, value in self.requested.items()}
+            if isinstance(chosen["evaluator"], Evaluator) and self.requested["selection"] == AUTO:
+                chosen["selection"] = "puct"  # a network's priors are what PUCT is for
             c = DEFAULT_C[chosen["selection"]] if self.c is None else float(self.c)
             cfg = self._config(chosen["selection"], c)
             cfg[C_MINIMAX] = chosen["implicit_minimax"]
@@ -347,7 +365,9 @@ class MCTSAgent:
     def _runner(self, model: EnvModel, root: Any):
         """A function ``run(n, deadline, forced_child) -> (done, status)`` for this model."""
         settings = self.settings
-        if isinstance(model, GameModel) and not callable(settings.evaluator):
+        if self.batcher is not None:
+            return self._batched_runner(model, root)
+        if isinstance(model, GameModel):
             kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator, self.rave)
 
             def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
@@ -370,21 +390,22 @@ class MCTSAgent:
 
             _warm_up(model.game, kernels, settings.cfg)
             return run
-        evaluator = settings.evaluator if callable(settings.evaluator) else None
-
         def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
             return run_generic(
-                self.tree,
-                settings.cfg,
-                model,
-                root,
-                n,
-                deadline,
-                evaluator,
-                self.rng,
-                self.np_rng,
-                forced,
+                self.tree, settings.cfg, model, root, n, deadline, self.rng, self.np_rng, forced
             )
+
+        return run
+
+    def _batched_runner(self, model: EnvModel, root: Any):
+        """The runner of an Evaluator: ``batch_size`` leaves per network call (one tree)."""
+
+        def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
+            job = SearchJob(self.tree, self.settings.cfg, model, root, n, self.batch_size, forced)
+            self.batcher.run([job], self.rng, deadline)
+            if self.solver and self.tree.ints[0, PROVEN] != UNKNOWN:
+                return job.done, fast.ROOT_PROVEN
+            return job.done, fast.RAN_ALL if job.done >= n else fast.OUT_OF_TIME
 
         return run
 
@@ -636,10 +657,10 @@ def _check_options(
         )
     if rollout not in (AUTO, "random", "heuristic"):
         raise InvalidOptionError(f"rollout={rollout!r}; use 'auto', 'random' or 'heuristic'")
-    if evaluator not in (AUTO, None, "heuristic") and not callable(evaluator):
+    if evaluator not in (AUTO, None, "heuristic") and not isinstance(evaluator, Evaluator):
         raise InvalidOptionError(
-            "evaluator must be 'auto', None, 'heuristic' or a callable "
-            "(model, state) -> (priors, value)"
+            "evaluator must be 'auto', None, 'heuristic' or a batched Evaluator "
+            "(observations [B, ...], masks [B, A]) -> (logits [B, A], values [B])"
         )
     if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
         raise InvalidOptionError(f"simulations={simulations!r}; give a positive integer")

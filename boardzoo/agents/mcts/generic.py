@@ -1,5 +1,6 @@
-"""The simulation loop in Python, over any :class:`~boardzoo.wrappers.EnvModel`: for
-PettingZoo envs that are not boardzoo's, and for evaluators written in Python (networks).
+"""The rollout simulation loop in Python, over any :class:`~boardzoo.wrappers.EnvModel`: for
+PettingZoo envs that are not boardzoo's (a batched Evaluator on any env goes through
+:mod:`boardzoo.agents.mcts.batched` instead).
 
 It applies the very same compiled rules as the fast loop (``select_child``, ``expand``,
 ``backup``, ``backup_amaf``, ``propagate_proof``); only state handling and leaf evaluation go
@@ -9,7 +10,6 @@ model's playout does not report its moves).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -47,9 +47,6 @@ from boardzoo.agents.mcts.tree import (
 )
 from boardzoo.clock import monotonic
 
-#: ``evaluator(model, state) -> (priors over all actions, value from the side to move's view)``
-Evaluator = Callable[[Any, Any], tuple[np.ndarray, float]]
-
 
 def run_generic(
     tree: Tree,
@@ -58,7 +55,6 @@ def run_generic(
     root: Any,
     simulations: int,
     deadline: float,
-    evaluator: Evaluator | None,
     rng: np.ndarray,
     np_rng: np.random.Generator,
     forced_child: int = -1,
@@ -70,12 +66,12 @@ def run_generic(
             return done, OUT_OF_TIME
         if cfg[C_SOLVER] and tree.ints[0, PROVEN] != UNKNOWN:
             return done, ROOT_PROVEN
-        if _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) == NEED_SPACE:
+        if _simulate(tree, cfg, model, root, rng, np_rng, forced_child) == NEED_SPACE:
             return done, NEED_SPACE
     return simulations, RAN_ALL
 
 
-def _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) -> int:
+def _simulate(tree, cfg, model, root, rng, np_rng, forced_child) -> int:
     ints, floats = tree.ints, tree.floats
     solver, rave = bool(cfg[C_SOLVER]), bool(cfg[C_RAVE])
     last_play = np.full((2, model.num_actions), -1, np.int64) if rave else None
@@ -96,13 +92,14 @@ def _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) -> i
     if model.is_terminal(state):
         value0 = _seat0_value(model.returns(state))
         if solver:
-            mark_terminal(ints, node, _proof_of_returns(value0, int(ints[node, MOVER])))
+            mark_terminal(ints, node, proof_of_returns(value0, int(ints[node, MOVER])))
     elif solver and ints[node, PROVEN] != UNKNOWN:
         value0 = seat0_value_of_proof(int(ints[node, PROVEN]), int(ints[node, MOVER]))
     else:
         to_move = model.to_play(state)
         mask = model.legal_mask(state)
-        priors, value0 = _evaluate(model, state, evaluator, mask, to_move, np_rng)
+        priors = mask / mask.sum()
+        value0 = _seat0_value(model.playout(state, np_rng))
         values = np.zeros(model.num_actions)  # no heuristic values through a model
         if not expand(ints, floats, tree.meta, node, to_move, mask, priors, values,
                       cfg[C_PW] != 0.0, rng):
@@ -116,23 +113,11 @@ def _simulate(tree, cfg, model, root, evaluator, rng, np_rng, forced_child) -> i
     return RAN_ALL
 
 
-def _evaluate(model, state, evaluator, mask, to_move, np_rng) -> tuple[np.ndarray, float]:
-    """Priors and seat 0's value of a leaf: the evaluator's, or uniform priors and a playout."""
-    if evaluator is None:
-        priors = mask / mask.sum()
-        return priors, _seat0_value(model.playout(state, np_rng))
-    priors, value = evaluator(model, state)
-    priors = np.where(mask, priors, 0.0)
-    total = priors.sum()
-    priors = priors / total if total > 0 else mask / mask.sum()
-    return priors, (value if to_move == 0 else -value)
-
-
 def _seat0_value(returns: np.ndarray) -> float:
     """Seat 0's value of per-seat returns (zero-sum: (r0 - r1) / 2)."""
     return float(returns[0] - returns[1]) / 2.0
 
 
-def _proof_of_returns(value0: float, mover: int) -> int:
+def proof_of_returns(value0: float, mover: int) -> int:
     value = value0 if mover == 0 else -value0
     return WIN if value > 0 else LOSS if value < 0 else DRAW

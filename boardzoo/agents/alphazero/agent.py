@@ -1,0 +1,144 @@
+"""AlphaZeroAgent: PUCT (or Gumbel) search guided by a policy-value network.
+
+It is :class:`~boardzoo.agents.MCTSAgent` with a :class:`NetworkEvaluator` as its batched
+evaluator, so every search option means the same thing in both; what differs are the
+defaults: PUCT, no MCTS-Solver backups and no exact solver (the network's search is what is
+measured and what self-play learns from), ``batch_size`` leaves per network call.
+Values are from the side to move's view in [-1, 1].
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
+from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator, pick_device
+from boardzoo.agents.mcts.agent import MCTSAgent
+from boardzoo.agents.mcts.batched import SearchJob
+from boardzoo.agents.mcts.tree import ACTION, VISITS, Tree
+from boardzoo.envs.aec import BoardGameEnv
+from boardzoo.envs.core import Game
+from boardzoo.errors import InvalidOptionError
+from boardzoo.wrappers.model import EnvModel, boardzoo_env
+
+__all__ = ["AlphaZeroAgent", "agent_from_spec"]
+
+
+class AlphaZeroAgent(MCTSAgent):
+    """AlphaZero's search with ``net`` as evaluator (see the module docstring).
+
+    Args:
+        net: an :class:`AlphaZeroNet` for ``game``.
+        game: the rules the network was trained for; searching another game or options
+            raises InvalidOptionError.
+        symmetric: average the network over the game's symmetries at every evaluation.
+        simulations, time_limit, c, selection, dirichlet, temperature, reuse_tree, solver,
+        exact_solver, unvisited_q, gumbel_actions, batch_size, cache_size, seed: as for
+            :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
+    """
+
+    def __init__(
+        self,
+        net: AlphaZeroNet,
+        game: Game,
+        simulations: int | None = None,
+        time_limit: float | None = None,
+        c: float | None = None,
+        selection: str = "puct",
+        dirichlet: tuple[float, float] | None = None,
+        temperature: float = 0.0,
+        reuse_tree: bool = True,
+        solver: bool = False,
+        exact_solver: bool = False,
+        unvisited_q: float | str = "parent",
+        gumbel_actions: int | None = None,
+        batch_size: int = 16,
+        cache_size: int = 1 << 18,
+        symmetric: bool = False,
+        seed: int | None = None,
+    ):
+        if selection not in ("puct", "gumbel"):
+            raise InvalidOptionError(f"selection={selection!r}; AlphaZero uses 'puct' or 'gumbel'")
+        self.net = net
+        self.game = game
+        self.symmetric = symmetric
+        super().__init__(
+            simulations=simulations,
+            time_limit=time_limit,
+            c=c,
+            selection=selection,
+            rollout="random",
+            evaluator=NetworkEvaluator(net, game, symmetric=symmetric),
+            solver=solver,
+            reuse_tree=reuse_tree,
+            dirichlet=dirichlet,
+            temperature=temperature,
+            seed=seed,
+            exact_solver=exact_solver,
+            implicit_minimax=0.0,
+            unvisited_q=unvisited_q,
+            gumbel_actions=gumbel_actions,
+            batch_size=batch_size,
+            cache_size=cache_size,
+        )
+
+    @classmethod
+    def from_checkpoint(
+        cls, name_or_path: str | os.PathLike, device: str | None = None, **search_options: Any
+    ) -> AlphaZeroAgent:
+        """An agent from a shipped checkpoint's name ("tictactoe", ...) or a checkpoint file;
+        ``device`` None picks CUDA when available; ``search_options`` as for the class."""
+        checkpoint = load_checkpoint(resolve_checkpoint(name_or_path), device=pick_device(device))
+        return cls(checkpoint.net, checkpoint.game, **search_options)
+
+    def search(self, env: Any):
+        """Search ``env``'s position (it must be the network's game with its options)."""
+        raw = boardzoo_env(env)
+        if raw is not None and raw.game.key != self.game.key:
+            raise InvalidOptionError(
+                f"this AlphaZero network plays {self.game!r}; the env is {raw.game!r}"
+            )
+        return super().search(env)
+
+    def root_visits(self, states: list[np.ndarray], simulations: int | None = None) -> np.ndarray:
+        """Fresh searches of many positions of the network's game at once, one tree each and
+        one network call per round for all of them (no noise, no reuse): root visit counts,
+        shape ``[len(states), num_actions]``. The search is the same as :meth:`search` with
+        ``batch_size=1``."""
+        simulations = simulations or self.simulations
+        if not simulations:
+            raise InvalidOptionError("root_visits needs a simulation budget")
+        model = EnvModel(BoardGameEnv(self.game))
+        jobs = [SearchJob(Tree(1 << 10), self.settings_for(self.game.name).cfg, model, s, 1)
+                for s in states]
+        self.batcher.run(jobs, self.rng)  # expand every root first, as search() does
+        for job in jobs:
+            job.simulations = simulations
+        self.batcher.run(jobs, self.rng)
+        visits = np.zeros((len(states), self.game.num_actions))
+        for k, job in enumerate(jobs):
+            children = list(job.tree.children())
+            visits[k, job.tree.ints[children, ACTION]] = job.tree.ints[children, VISITS]
+        return visits
+
+    def clear_cache(self) -> None:
+        """Forget cached network evaluations (benchmarks; after changing the weights)."""
+        if self.batcher.cache is not None:
+            self.batcher.cache.clear()
+
+
+def agent_from_spec(checkpoint: str | None = None, seed: int | None = None,
+                    **search_options: Any) -> AlphaZeroAgent:
+    """``make_agent("alphazero:checkpoint=NAME,...")``: a shipped checkpoint by name, or a
+    path; without one, the error lists the shipped names."""
+    if checkpoint is None:
+        from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
+
+        raise InvalidOptionError(
+            "alphazero needs checkpoint=NAME or a path; shipped: "
+            f"{', '.join(sorted(shipped_checkpoints())) or 'none'}"
+        )
+    return AlphaZeroAgent.from_checkpoint(checkpoint, seed=seed, **search_options)

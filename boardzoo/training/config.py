@@ -1,0 +1,136 @@
+"""The training configuration: one frozen dataclass, loadable from JSON or TOML files.
+
+Every field has a default that trains something sensible on a 2-core CPU; per-game Dirichlet
+alphas follow AlphaZero's rule of thumb ``alpha ~ 10 / typical number of legal moves``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boardzoo.errors import CheckpointError, InvalidOptionError
+
+__all__ = ["DIRICHLET_ALPHA", "TrainConfig"]
+
+#: Dirichlet alpha of the root noise per game (~10 / typical legal moves; AlphaZero used
+#: 0.3 for chess, 0.15 for shogi, 0.03 for 19x19 Go)
+DIRICHLET_ALPHA = {
+    "tictactoe": 1.0,  # ~5 legal moves
+    "nim": 1.0,
+    "connect_four": 1.0,  # ~7 columns
+    "othello": 1.0,  # ~8-10 moves in mid-game
+    "go": 0.1,  # ~80 on 9x9
+    "gomoku": 0.05,  # ~200 on 15x15
+}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """AlphaZero training settings (see docs/alphazero.md for each).
+
+    Budget: training stops after ``minutes`` of wall time or ``iterations`` iterations,
+    whichever comes first (None: no limit of that kind; at least one must be set).
+    """
+
+    # budget and reproducibility
+    minutes: float | None = 10.0
+    iterations: int | None = None
+    seed: int = 0
+    workers: int = 1
+    game_options: dict[str, Any] = field(default_factory=dict)
+    # network
+    blocks: int = 4
+    channels: int = 64
+    # self-play
+    games_per_iteration: int = 64
+    parallel_games: int = 32  # games one worker advances in lockstep (one batch)
+    simulations: int = 100  # full searches (training targets)
+    fast_simulations: int = 25  # playout-cap randomisation: cheap searches, not trained on
+    full_search_prob: float = 0.25  # KataGo's p; 1.0 turns playout-cap randomisation off
+    c: float = 1.5
+    dirichlet_epsilon: float = 0.25
+    dirichlet_alpha: float | None = None  # None: DIRICHLET_ALPHA of the game
+    temperature_moves: int = 8  # plies sampled from visits with T = 1, then greedy
+    resign_threshold: float | None = None  # resign when the root value is below -threshold
+    resign_check_fraction: float = 0.1  # games that never resign, to measure false positives
+    # learner
+    replay_window: int = 20_000  # positions
+    batch_size: int = 128
+    train_steps_per_iteration: int | None = None  # None: ~2 passes over the new positions
+    optimizer: str = "adam"  # "adam" | "sgd" (momentum 0.9)
+    learning_rate: float = 1e-3
+    lr_schedule: str = "cosine"  # "constant" | "cosine" (over the iteration budget or minutes)
+    l2: float = 1e-4  # c in (z - v)^2 - pi log p + c ||theta||^2
+    # evaluation and gating
+    gating_games: int = 0  # > 0: a new network replaces the best only if it scores >= gate
+    gating_threshold: float = 0.55
+    eval_every: int = 5  # iterations between Elo measurements against fixed references
+    eval_games: int = 20
+    eval_references: tuple[str, ...] = ("random", "mcts:simulations=100,exact_solver=False")
+    device: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.minutes is None and self.iterations is None:
+            raise InvalidOptionError("TrainConfig needs a budget: minutes or iterations")
+        checks = {
+            "workers": self.workers >= 1,
+            "games_per_iteration": self.games_per_iteration >= 1,
+            "parallel_games": self.parallel_games >= 1,
+            "simulations": self.simulations >= 2,
+            "fast_simulations": self.fast_simulations >= 1,
+            "full_search_prob": 0 < self.full_search_prob <= 1,
+            "dirichlet_epsilon": 0 <= self.dirichlet_epsilon <= 1,
+            "replay_window": self.replay_window >= self.batch_size,
+            "batch_size": self.batch_size >= 1,
+            "optimizer": self.optimizer in ("adam", "sgd"),
+            "lr_schedule": self.lr_schedule in ("constant", "cosine"),
+            "learning_rate": self.learning_rate > 0,
+            "l2": self.l2 >= 0,
+            "blocks": self.blocks >= 0,
+            "channels": self.channels >= 1,
+        }
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            values = ", ".join(f"{name}={getattr(self, name)!r}" for name in bad)
+            raise InvalidOptionError(f"TrainConfig: invalid {values} (see docs/alphazero.md)")
+
+    def alpha_for(self, game_name: str) -> float:
+        return self.dirichlet_alpha or DIRICHLET_ALPHA.get(game_name, 0.3)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any], source: str = "config") -> TrainConfig:
+        """A config from plain values; an unknown key is an error that suggests the name."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        for key in values:
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise InvalidOptionError(f"{source}: unknown training option {key!r}{hint}")
+        values = dict(values)
+        if "eval_references" in values:
+            values["eval_references"] = tuple(values["eval_references"])
+        return cls(**values)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> TrainConfig:
+        """Read a ``.json`` or ``.toml`` file (data only: nothing in it is executed)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+            values = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        except FileNotFoundError:
+            raise CheckpointError(f"config file {str(path)!r} does not exist") from None
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise CheckpointError(f"config file {str(path)!r} is not valid: {err}") from None
+        if not isinstance(values, dict):
+            raise CheckpointError(f"config file {str(path)!r} must hold a table of options")
+        return cls.from_dict(values, source=str(path))

@@ -1,0 +1,387 @@
+"""``train``: AlphaZero's loop — self-play, store, replay, learn, checkpoint, measure — resumable.
+
+An iteration plays ``games_per_iteration`` games with the current network (ids
+``"<iteration>-<index>"``, seeds derived from the run's seed and the id), stores each one in
+the game sink as it finishes, adds them to the replay buffer in id order, runs the learner,
+then writes the resume state atomically. After ``kill -9`` or Ctrl-C, ``resume=True`` rebuilds
+the replay buffer from the stored games, plays only the missing games of the interrupted
+iteration and continues the step counter: no game is lost or counted twice.
+
+Folder layout under ``out``: ``config.json``, ``games/`` (the sink), ``state.pt`` (resume state),
+``latest.pt`` and ``best.pt`` (network checkpoints, the shipped format), ``log.csv``,
+``curve.png``, and ``tensorboard/`` when TensorBoard is installed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from boardzoo.agents.alphazero.checkpoint import (
+    atomic_write_bytes,
+    safe_torch_load,
+    save_checkpoint,
+    torch_bytes,
+)
+from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, pick_device
+from boardzoo.envs import make_game
+from boardzoo.envs.core import Game
+from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.training.config import TrainConfig
+from boardzoo.training.learner import Learner
+from boardzoo.training.replay import ReplayBuffer
+from boardzoo.training.selfplay import GameTask, play_games
+from boardzoo.training.sink import DirectorySink, GameSink
+
+__all__ = ["TrainRun", "train"]
+
+STATE_FORMAT = "boardzoo-train-state"
+STATE_VERSION = 1
+BUDGET_FIELDS = ("minutes", "iterations")
+
+
+@dataclass
+class TrainRun:
+    """What a training run left: its folder, the last iteration and step, games stored, the
+    latest checkpoint's path and one log row per iteration."""
+
+    out: Path
+    iteration: int
+    step: int
+    games: int
+    checkpoint: Path
+    log: list[dict[str, Any]]
+
+
+def train(
+    game: str,
+    config: TrainConfig | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    sink: GameSink | None = None,
+    progress: bool = True,
+    on_iteration: Callable[[dict[str, Any]], None] | None = None,
+) -> TrainRun:
+    """Train an AlphaZero network for ``game`` (module docstring). With ``resume``, ``out``
+    must hold an earlier run of the same game; its config is kept except the budget
+    (``minutes``/``iterations``), taken from ``config`` when given. ``on_iteration`` is
+    called with each iteration's log row."""
+    out = Path(out or f"runs/{game}")
+    config = _resolve_config(game, config, out, resume)
+    torch.manual_seed(config.seed)
+    rules = make_game(game, **config.game_options)
+    device = pick_device(config.device)
+    net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels)).to(device)
+    learner = Learner(net, config)
+    iteration, elapsed = 0, 0.0
+    if resume:
+        iteration, elapsed = _load_state(out / "state.pt", learner)
+    sink = sink or DirectorySink(out / "games")
+    replay = ReplayBuffer(rules, config.replay_window)
+    for it in range(1, iteration + 1):
+        _add_iteration(replay, sink, _tasks(config, it))
+    log = _read_log(out / "log.csv")
+    writer = _tensorboard(out)
+    started = time.monotonic() - elapsed
+    with _progress_bar(progress, config) as bar:
+        while _budget_left(config, iteration, time.monotonic() - started):
+            iteration += 1
+            learner.progress = _budget_spent(config, iteration - 1, time.monotonic() - started)
+            row = _iteration(rules, config, learner, replay, sink, iteration)
+            row["minutes"] = round((time.monotonic() - started) / 60, 3)
+            if config.eval_every and (iteration % config.eval_every == 0 or
+                                      not _budget_left(config, iteration,
+                                                       time.monotonic() - started)):
+                row.update(_measure(rules, net, config, iteration))
+            _save_state(out, rules, learner, iteration, time.monotonic() - started)
+            log.append(row)
+            _write_log(out / "log.csv", log)
+            if writer is not None:
+                for key, value in row.items():
+                    if isinstance(value, (int, float)) and key != "iteration":
+                        writer.add_scalar(key, value, learner.step)
+            if on_iteration:
+                on_iteration(row)
+            bar(iteration, time.monotonic() - started, row)
+    if writer is not None:
+        writer.close()
+    _plot_curve(log, rules.name, out / "curve.png")
+    return TrainRun(out, iteration, learner.step, len(sink.game_ids()), out / "latest.pt", log)
+
+
+# --------------------------------------------------------------------------- an iteration
+def _tasks(config: TrainConfig, iteration: int) -> list[GameTask]:
+    return [
+        GameTask(f"{iteration:05d}-{k:04d}",
+                 int(np.random.SeedSequence([config.seed, iteration, k]).generate_state(1)[0]))
+        for k in range(config.games_per_iteration)
+    ]
+
+
+def _iteration(rules: Game, config: TrainConfig, learner: Learner, replay: ReplayBuffer,
+               sink: GameSink, iteration: int) -> dict[str, Any]:
+    tasks = _tasks(config, iteration)
+    stored = sink.game_ids()
+    todo = [t for t in tasks if t.game_id not in stored]
+    start = time.monotonic()
+    for record in _self_play(learner.net, rules, config, todo, learner.step):
+        sink.put_game(record["id"], record)
+    selfplay_seconds = time.monotonic() - start
+    records, positions = _add_iteration(replay, sink, tasks)
+    steps = config.train_steps_per_iteration or max(1, math.ceil(2 * positions / config.batch_size))
+    start = time.monotonic()
+    rng = np.random.default_rng([config.seed, iteration, 1])
+    parts = learner.train(replay, steps, rng) if len(replay) >= config.batch_size else {}
+    checks = [r["resign_false_positive"] for r in records if r["resign_false_positive"] is not None]
+    return {
+        "iteration": iteration,
+        "step": learner.step,
+        "games": len(records),
+        "played": len(todo),
+        "positions": positions,
+        "replay": len(replay),
+        "p0_score": float(np.mean([(r["returns"][0] + 1) / 2 for r in records])),
+        "mean_length": float(np.mean([len(r["moves"]) for r in records])),
+        "resign_false_positives": float(np.mean(checks)) if checks else float("nan"),
+        "selfplay_seconds": round(selfplay_seconds, 2),
+        "train_seconds": round(time.monotonic() - start, 2),
+        "lr": learner.learning_rate(),
+        **{k: round(v, 5) for k, v in parts.items()},
+    }
+
+
+def _add_iteration(replay: ReplayBuffer, sink: GameSink, tasks: list[GameTask]):
+    """Add an iteration's stored games to the replay in id order; (records, positions)."""
+    records = [sink.get_game(t.game_id) for t in tasks]
+    positions = sum(replay.add_game(r) for r in records)
+    return records, positions
+
+
+def _self_play(net: AlphaZeroNet, rules: Game, config: TrainConfig, tasks: list[GameTask],
+               step: int):
+    """Yield finished game records: in this process with one worker, else from a pool of
+    ``workers`` processes (chunks of ``parallel_games``), each as soon as its chunk ends."""
+    if not tasks:
+        return
+    net.eval()
+    if config.workers <= 1:
+        yield from play_games(net, rules, config, tasks, step)
+        return
+    weights = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    chunks = [tasks[i:i + config.parallel_games]
+              for i in range(0, len(tasks), config.parallel_games)]
+    with ProcessPoolExecutor(config.workers, mp_context=get_context("spawn"),
+                             initializer=_worker_init) as pool:
+        futures = [pool.submit(_play_chunk, rules.name, config, weights, chunk, step)
+                   for chunk in chunks]
+        for future in as_completed(futures):
+            yield from future.result()
+
+
+def _worker_init() -> None:
+    torch.set_num_threads(1)
+
+
+def _play_chunk(game: str, config: TrainConfig, weights: dict, tasks: list[GameTask],
+                step: int) -> list[dict[str, Any]]:
+    rules = make_game(game, **config.game_options)
+    net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
+    net.load_state_dict(weights)
+    return play_games(net.eval(), rules, config, tasks, step)
+
+
+# ------------------------------------------------------------------------ measurements
+def _measure(rules: Game, net: AlphaZeroNet, config: TrainConfig, iteration: int):
+    """Score and Elo of the current network's search against each fixed reference."""
+    from boardzoo.agents import make_agent
+    from boardzoo.agents.alphazero.agent import AlphaZeroAgent
+    from boardzoo.arena import play_match
+
+    row = {}
+    agent = AlphaZeroAgent(net, rules, simulations=config.simulations, seed=iteration)
+    for spec in config.eval_references:
+        reference = make_agent(spec, seed=iteration)
+        result = play_match(rules.name, agent, reference, games=config.eval_games,
+                            seed=iteration, opening_plies=2, game_options=config.game_options)
+        name = spec.split(":")[0] if spec.count(":") == 0 else spec
+        row[f"score vs {name}"] = round(result.score, 4)
+        row[f"elo vs {name}"] = round(_elo_of_score(result.score, config.eval_games), 1)
+    return row
+
+
+def _elo_of_score(score: float, games: int) -> float:
+    """Elo difference implied by a mean score (clipped half a game from 0 and 1)."""
+    s = min(max(score, 0.5 / games), 1 - 0.5 / games)
+    return 400.0 * math.log10(s / (1 - s))
+
+
+# ---------------------------------------------------------------------- state and files
+def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bool):
+    saved = out / "config.json"
+    if resume:
+        if not saved.exists():
+            raise CheckpointError(f"--resume {str(out)!r}: no training run there (config.json)")
+        try:
+            values = json.loads(saved.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise CheckpointError(f"{str(saved)!r} is corrupt: {err}") from None
+        if values.pop("game", game) != game:
+            raise CheckpointError(f"{str(out)!r} holds a run of another game, not {game!r}")
+        previous = TrainConfig.from_dict(values, source=str(saved))
+        if config is None:
+            return previous
+        return replace(previous, **{k: getattr(config, k) for k in BUDGET_FIELDS})
+    config = config or TrainConfig()
+    if (out / "state.pt").exists():
+        raise InvalidOptionError(
+            f"{str(out)!r} already holds a training run: resume it (--resume / resume=True) "
+            "or choose another --out"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(saved, json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
+    return config
+
+
+def _save_state(out: Path, rules: Game, learner: Learner, iteration: int, elapsed: float):
+    """The resume state and the latest network checkpoint, each written atomically."""
+    state = {"format": STATE_FORMAT, "version": STATE_VERSION, "game": rules.name,
+             "iteration": iteration, "elapsed": elapsed, **learner.state()}
+    atomic_write_bytes(out / "state.pt", torch_bytes(state))
+    save_checkpoint(out / "latest.pt", rules, learner.net, learner.step,
+                    {"iteration": iteration, "minutes": round(elapsed / 60, 2)})
+
+
+def _load_state(path: Path, learner: Learner) -> tuple[int, float]:
+    state = safe_torch_load(path, "training state")
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        raise CheckpointError(f"{str(path)!r} is not a boardzoo training state")
+    if state.get("version") != STATE_VERSION:
+        raise CheckpointError(f"{str(path)!r}: unknown training-state version {state.get('version')!r}")
+    try:
+        learner.load(state)
+    except (KeyError, RuntimeError, ValueError) as err:
+        raise CheckpointError(f"{str(path)!r} does not fit this network: {err}") from None
+    return int(state["iteration"]), float(state["elapsed"])
+
+
+def _budget_spent(config: TrainConfig, iteration: int, seconds: float) -> float:
+    """The share of the budget (iterations or minutes, whichever is further along) used."""
+    shares = []
+    if config.iterations is not None:
+        shares.append(iteration / config.iterations)
+    if config.minutes is not None:
+        shares.append(seconds / (config.minutes * 60))
+    return max(shares)
+
+
+def _budget_left(config: TrainConfig, iteration: int, seconds: float) -> bool:
+    if config.iterations is not None and iteration >= config.iterations:
+        return False
+    return config.minutes is None or seconds < config.minutes * 60
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as fh:
+        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+
+
+def _number(text: str) -> Any:
+    try:
+        return float(text) if "." in text or "e" in text or text == "nan" else int(text)
+    except ValueError:
+        return text
+
+
+def _write_log(path: Path, rows: list[dict[str, Any]]) -> None:
+    import io
+
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, columns)
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_bytes(path, buffer.getvalue().encode())
+
+
+def _tensorboard(out: Path):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / "tensorboard"))
+
+
+def _plot_curve(log: list[dict[str, Any]], game: str, path: Path) -> None:
+    """Elo against each reference and the loss, by training step."""
+    if not log:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    steps = [row["step"] for row in log]
+    for key in sorted({k for row in log for k in row if k.startswith("elo vs")}):
+        points = [(row["step"], row[key]) for row in log if isinstance(row.get(key), float)
+                  and not math.isnan(row[key])]
+        if points:
+            left.plot(*zip(*points, strict=True), marker="o", label=key)
+    left.set(xlabel="training step", ylabel="Elo difference", title=f"{game}: strength")
+    if left.lines:
+        left.legend(fontsize=8)
+    for key in ("loss", "value_loss", "policy_loss"):
+        if any(key in row for row in log):
+            right.plot(steps, [row.get(key, float("nan")) for row in log], label=key)
+    right.set(xlabel="training step", title="loss")
+    if right.lines:
+        right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+class _progress_bar:
+    """A rich progress bar over iterations (or minutes), with the latest figures."""
+
+    def __init__(self, enabled: bool, config: TrainConfig):
+        self.enabled = enabled
+        self.config = config
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda *args: None
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 TextColumn("{task.fields[info]}"), TimeRemainingColumn())
+        by_iterations = self.config.iterations is not None and self.config.minutes is None
+        total = self.config.iterations if by_iterations else self.config.minutes * 60
+        self.task = self.progress.add_task("training", total=total, info="")
+        self.progress.start()
+
+        def update(iteration: int, seconds: float, row: dict[str, Any]) -> None:
+            done = iteration if by_iterations else seconds
+            if self.config.iterations is not None and not by_iterations:
+                done = max(seconds, total * iteration / self.config.iterations)
+            info = f"it {iteration} step {row['step']} loss {row.get('loss', float('nan')):.3f}"
+            self.progress.update(self.task, completed=min(done, total), info=info)
+
+        return update
+
+    def __exit__(self, *exc) -> None:
+        if self.enabled:
+            self.progress.stop()

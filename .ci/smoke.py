@@ -21,5 +21,13 @@ pz.reset()
 g = gym.make("boardzoo/TicTacToe-v0")
 g.reset(seed=0)
 result = play_match("tictactoe", RandomAgent(0), RandomAgent(1), games=4)
-assert result.games == 4
+assert result.wins + result.draws + result.losses == 4
+from boardzoo.agents import AlphaZeroAgent  # noqa: E402  (needs the torch extra)
+
+shipped = files("boardzoo").joinpath("checkpoints", "tictactoe.pt")
+assert shipped.is_file(), "the tictactoe checkpoint is not shipped"
+az = AlphaZeroAgent.from_checkpoint("tictactoe", simulations=50)
+ttt = make_env("tictactoe")
+ttt.reset(options={"position": "XX.OO...."})
+assert az.act(ttt) == 2, "the shipped tictactoe network misses a win in one"
 print("wheel smoke test ok:", boardzoo.__version__, sorted(GAMES))

@@ -64,11 +64,13 @@ def search_settings(config: TrainConfig):
 
 
 def play_games(net: AlphaZeroNet, game: Game, config: TrainConfig, tasks: list[GameTask],
-               network_step: int = 0) -> list[dict[str, Any]]:
+               network_step: int = 0, batcher: LeafBatcher | None = None
+               ) -> list[dict[str, Any]]:
     """Play ``tasks`` by self-play with ``net``, ``config.parallel_games`` at a time; returns
-    one record per task (in task order)."""
+    one record per task (in task order). ``batcher`` (default: a new one over ``net``)
+    collects the search statistics."""
     records: dict[str, dict[str, Any]] = {}
-    batcher = LeafBatcher(NetworkEvaluator(net, game))
+    batcher = batcher or LeafBatcher(NetworkEvaluator(net, game))
     model = EnvModel(BoardGameEnv(game))
     cfg = search_settings(config)
     alpha = config.alpha_for(game.name)

@@ -194,9 +194,10 @@ class _Leaf:
 
 @dataclass
 class BatchStats:
-    """What the batcher did: evaluations by the network, cache hits, network calls, and the
-    seconds spent in the network call."""
+    """What the batcher did: simulations finished, evaluations by the network, cache hits,
+    network calls, and the seconds spent in the network call."""
 
+    simulations: int = 0
     evaluations: int = 0
     cache_hits: int = 0
     calls: int = 0
@@ -250,6 +251,7 @@ class LeafBatcher:
                 code, node, length, state = _descend_generic(job, self._path)
             if code == BACKED_UP:
                 job.done += 1
+                self.stats.simulations += 1
                 if len(leaves) + job.done >= job.simulations or _root_proven(job):
                     break
             elif code == NEW_LEAF:
@@ -276,6 +278,7 @@ class LeafBatcher:
             finish(tree.ints, tree.floats, tree.meta, leaf.job.cfg, leaf.node, leaf.path,
                    leaf.length, to_move, masks[k], priors[k], value0, rng)
             leaf.job.done += 1
+        self.stats.simulations += len(leaves)
 
     def _evaluate(self, models: list[Any], states: list[Any]):
         """Priors ``[B, A]``, values ``[B]`` (side to move's view) and masks of the states,

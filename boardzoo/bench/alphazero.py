@@ -1,0 +1,123 @@
+"""AlphaZero speed on Connect Four with the issue's network (64 channels, 4 residual blocks,
+one torch thread per process, an untrained network: speed does not depend on the weights).
+
+* one search of one game (``AlphaZeroAgent.search``, 800 simulations, fresh tree, cache
+  cleared) with 16 leaves per network call (virtual loss), against the same search with
+  one leaf per call (unbatched) measured in the same run;
+* self-play on 2 cores (two processes, 32 games in lockstep each, playout-cap randomisation
+  off, 100 simulations per move), against one process playing one game at a time (batch 1).
+
+For scale: OpenSpiel's AlphaZero (JAX) was measured at ~78 network-guided simulations/s on
+Connect Four with this network size on the reference machine (not rerun here).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+from boardzoo.bench.common import Row
+
+GAME = "connect_four"
+SEARCH_SIMULATIONS = 800
+SELFPLAY = dict(minutes=None, iterations=1, simulations=100, full_search_prob=1.0,
+                temperature_moves=8, dirichlet_epsilon=0.25)
+
+
+def _net():
+    import torch
+
+    from boardzoo.agents.alphazero import AlphaZeroNet, NetworkConfig
+    from boardzoo.envs import make_game
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    game = make_game(GAME)
+    return game, AlphaZeroNet.for_game(game, NetworkConfig(blocks=4, channels=64)).eval()
+
+
+def search_figures(batch_size: int, repeats: int) -> dict:
+    """Median simulations/s of one fresh 800-simulation search, with its statistics."""
+    from boardzoo.agents.alphazero import AlphaZeroAgent
+    from boardzoo.envs import make_env
+
+    game, net = _net()
+    env = make_env(GAME)
+    env.reset()
+    agent = AlphaZeroAgent(net, game, simulations=SEARCH_SIMULATIONS, batch_size=batch_size,
+                           reuse_tree=False, seed=0)
+    agent.search(env)  # compile and warm up
+    runs = []
+    for _ in range(repeats):
+        agent.clear_cache()
+        agent.batcher.stats = type(agent.batcher.stats)()
+        start = time.perf_counter()
+        result = agent.search(env)
+        seconds = time.perf_counter() - start
+        stats = agent.batcher.stats
+        runs.append((result.simulations / seconds, stats.evaluations / seconds,
+                     stats.evaluations / max(stats.calls, 1), stats.network_seconds / seconds,
+                     stats.cache_hits / max(stats.cache_hits + stats.evaluations, 1)))
+    return dict(zip(("sims", "evals", "batch", "network_share", "hit_rate"),
+                    (statistics.median(r[k] for r in runs) for k in range(5)), strict=True))
+
+
+def _selfplay_worker(seed: int, parallel: int, games: int) -> tuple[int, int, float, float]:
+    from boardzoo.agents.alphazero.network import NetworkEvaluator
+    from boardzoo.agents.mcts.batched import LeafBatcher
+    from boardzoo.training import TrainConfig
+    from boardzoo.training.selfplay import GameTask, play_games
+
+    game, net = _net()
+    config = TrainConfig(**SELFPLAY, parallel_games=parallel)
+    play_games(net, game, config, [GameTask("warm", seed)])  # compile
+    batcher = LeafBatcher(NetworkEvaluator(net, game))
+    tasks = [GameTask(f"{seed}-{k}", seed * 1000 + k) for k in range(games)]
+    start = time.perf_counter()
+    play_games(net, game, config, tasks, batcher=batcher)
+    seconds = time.perf_counter() - start
+    stats = batcher.stats
+    return stats.simulations, stats.evaluations, seconds, stats.network_seconds
+
+
+def selfplay_rate(processes: int, parallel: int, games: int) -> tuple[float, float, float]:
+    """(simulations/s, network evaluations/s, network share) over ``processes`` processes."""
+    with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+        results = list(pool.map(_selfplay_worker, range(processes), [parallel] * processes,
+                                [games] * processes))
+    wall = max(r[2] for r in results)
+    sims, evals = sum(r[0] for r in results), sum(r[1] for r in results)
+    return sims / wall, evals / wall, sum(r[3] for r in results) / sum(r[2] for r in results)
+
+
+def bench_alphazero(game: str, repeats: int) -> list[Row]:
+    if game != GAME:
+        return []
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return []
+    batched, single = search_figures(16, repeats), search_figures(1, repeats)
+    sp_sims, sp_evals, sp_share = selfplay_rate(2, 32, 32)
+    ref_sims, _, _ = selfplay_rate(1, 1, 4)
+    return [
+        Row(
+            "connect_four", "AlphaZero act, 800 sims", "sims/s", batched["sims"],
+            single["sims"], "same search, 1 leaf per call", None,
+            f"target >= 1,000 sims/s; {batched['evals']:,.0f} evals/s, batch "
+            f"{batched['batch']:.1f}, cache hits {batched['hit_rate']:.0%}, network "
+            f"{batched['network_share']:.0%} of the time (unbatched: "
+            f"{single['evals']:,.0f} evals/s)",
+        ),
+        Row(
+            "connect_four", "AlphaZero self-play, 2 procs", "sims/s", sp_sims, ref_sims,
+            "1 process, 1 game at a time", None,
+            f"target >= 3,000 sims/s; {sp_evals:,.0f} evals/s, 32 games per batch, "
+            f"network {sp_share:.0%} of the time",
+        ),
+    ]
+
+
+BENCHMARKS = [bench_alphazero]

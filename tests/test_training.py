@@ -1,0 +1,298 @@
+"""AlphaZero training: safe loaders, atomic checkpoints, reproducible and resumable runs, and
+tic-tac-toe learned from scratch (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from boardzoo.agents.alphazero import AlphaZeroAgent, AlphaZeroNet, NetworkConfig
+from boardzoo.agents.alphazero import checkpoint as ckpt
+from boardzoo.cli import main as cli_main
+from boardzoo.envs import make_game
+from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.training import DirectorySink, TrainConfig, train
+from boardzoo.training.replay import ReplayBuffer, positions_of
+from tests.tictactoe_truth import (
+    network_choices,
+    ongoing_positions,
+    search_choices,
+    share_preserving,
+)
+
+TINY = dict(minutes=None, iterations=2, blocks=1, channels=8, games_per_iteration=6,
+            parallel_games=4, simulations=12, fast_simulations=4, full_search_prob=0.5,
+            batch_size=16, replay_window=500, eval_every=0, train_steps_per_iteration=3)
+
+
+class _CreatesAFile:
+    """A pickle payload that would create ``path`` when unpickled."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def _weights(path: Path) -> dict:
+    return ckpt.safe_torch_load(path)["weights"]
+
+
+# ------------------------------------------------------------------------------ loaders
+def test_every_loader_refuses_a_pickle_that_would_create_a_file(tmp_path):
+    target = tmp_path / "pwned"
+    evil = tmp_path / "evil.pt"
+    torch.save({"format": ckpt.FORMAT, "weights": _CreatesAFile(target)}, evil)
+    with pytest.raises(CheckpointError, match="refuses to load code"):
+        ckpt.load_checkpoint(evil)
+    with pytest.raises(CheckpointError, match="refuses to load code"):
+        AlphaZeroAgent.from_checkpoint(evil)
+    # a resume directory whose training state carries the payload
+    run = tmp_path / "run"
+    train("tictactoe", TrainConfig(**{**TINY, "iterations": 1}), out=run, progress=False)
+    torch.save({"weights": _CreatesAFile(target)}, run / "state.pt")
+    with pytest.raises(CheckpointError, match="refuses to load code"):
+        train("tictactoe", out=run, resume=True, progress=False)
+    # stored games and config files are JSON/TOML: a pickle there is refused as malformed
+    game_file = next((run / "games").glob("*.json"))
+    game_file.write_bytes(pickle.dumps(_CreatesAFile(target)))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        DirectorySink(run / "games").get_game(game_file.stem)
+    config_file = tmp_path / "config.json"
+    config_file.write_bytes(pickle.dumps(_CreatesAFile(target)))
+    with pytest.raises(CheckpointError, match="not valid"):
+        TrainConfig.from_file(config_file)
+    assert not target.exists()
+
+
+def test_truncated_foreign_and_future_checkpoints_are_refused(tmp_path):
+    game = make_game("tictactoe")
+    net = AlphaZeroNet.for_game(game, NetworkConfig(1, 8))
+    good = tmp_path / "good.pt"
+    ckpt.save_checkpoint(good, game, net, step=7)
+    loaded = ckpt.load_checkpoint(good, game)
+    assert loaded.step == 7 and loaded.game.key == game.key
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[: len(good.read_bytes()) // 2])
+    with pytest.raises(CheckpointError, match="truncated"):
+        ckpt.load_checkpoint(truncated)
+    with pytest.raises(CheckpointError, match="not TicTacToe|is for"):
+        ckpt.load_checkpoint(good, make_game("connect_four"))
+    c4 = tmp_path / "c4.pt"
+    ckpt.save_checkpoint(c4, make_game("connect_four", rows=5, columns=6),
+                         AlphaZeroNet.for_game(make_game("connect_four", rows=5, columns=6),
+                                               NetworkConfig(1, 8)), step=1)
+    with pytest.raises(CheckpointError, match="is for"):
+        ckpt.load_checkpoint(c4, make_game("connect_four"))  # another board size
+    payload = ckpt.safe_torch_load(good)
+    torch.save({**payload, "version": 99}, tmp_path / "future.pt")
+    with pytest.raises(CheckpointError, match="version 99"):
+        ckpt.load_checkpoint(tmp_path / "future.pt")
+    torch.save({**payload, "weights": {"nonsense": torch.zeros(3)}}, tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="do not fit"):
+        ckpt.load_checkpoint(tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="does not exist"):
+        ckpt.load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_a_failed_write_never_replaces_a_good_checkpoint(tmp_path, monkeypatch):
+    game = make_game("tictactoe")
+    path = tmp_path / "net.pt"
+    ckpt.save_checkpoint(path, game, AlphaZeroNet.for_game(game, NetworkConfig(1, 8)), step=1)
+    before = path.read_bytes()
+
+    def crash(fd):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", crash)
+    with pytest.raises(OSError, match="disk full"):
+        ckpt.save_checkpoint(path, game, AlphaZeroNet.for_game(game, NetworkConfig(1, 8)), 2)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net.pt"]  # no temporary left
+
+
+def test_config_files_with_unknown_keys_are_clear_errors(tmp_path, capsys):
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"simulatons": 10}))
+    with pytest.raises(InvalidOptionError, match="did you mean 'simulations'"):
+        TrainConfig.from_file(config)
+    assert cli_main(["train", "tictactoe", "--config", str(config)]) == 2
+    assert "did you mean 'simulations'" in capsys.readouterr().err
+    with pytest.raises(InvalidOptionError, match="budget"):
+        TrainConfig(minutes=None, iterations=None)
+
+
+def test_replay_rebuilds_targets_and_refuses_inconsistent_records():
+    game = make_game("tictactoe")
+    record = {"id": "x", "moves": [4, 0, 8], "returns": [1.0, -1.0],
+              "targets": [{"ply": 1, "actions": [0, 1], "probs": [0.25, 0.75]}]}
+    [(planes, mask, pi, z)] = positions_of(game, record)
+    assert planes[1, 1, 1] == 1.0  # O to move: X's centre is the opponent plane
+    assert pi[1] == 0.75 and z == -1.0 and not mask[4]
+    with pytest.raises(CheckpointError, match="illegal"):
+        positions_of(game, {**record, "targets": [{"ply": 1, "actions": [4], "probs": [1.0]}]})
+    buffer = ReplayBuffer(game, window=10)
+    buffer.add_game(record)
+    planes, masks, pis, zs = buffer.sample(64, np.random.default_rng(0))
+    assert np.allclose(pis.sum(axis=1), 1.0) and (masks[pis > 0]).all()
+    assert len({p.tobytes() for p in pis}) > 1  # augmented under several symmetries
+
+
+# ---------------------------------------------------------------- reproducible, resumable
+def test_one_seed_gives_identical_games_and_weights(tmp_path):
+    config = TrainConfig(**TINY)
+    first = train("tictactoe", config, out=tmp_path / "a", progress=False)
+    second = train("tictactoe", config, out=tmp_path / "b", progress=False)
+    assert first.step == second.step == 6 and first.games == second.games == 12
+    for name in sorted(DirectorySink(tmp_path / "a" / "games").game_ids()):
+        a = DirectorySink(tmp_path / "a" / "games").get_game(name)
+        b = DirectorySink(tmp_path / "b" / "games").get_game(name)
+        assert a == b
+    wa, wb = _weights(first.checkpoint), _weights(second.checkpoint)
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+    third = train("tictactoe", TrainConfig(**{**TINY, "seed": 1}), out=tmp_path / "c",
+                  progress=False)
+    wc = _weights(third.checkpoint)
+    assert not all(torch.equal(wa[k], wc[k]) for k in wa)
+    with pytest.raises(InvalidOptionError, match="already holds a training run"):
+        train("tictactoe", config, out=tmp_path / "a", progress=False)
+
+
+class _CrashingSink(DirectorySink):
+    """Stores ``limit`` games, then dies like a killed process would, mid-iteration."""
+
+    def __init__(self, folder, limit):
+        super().__init__(folder)
+        self.limit, self.stored = limit, 0
+
+    def put_game(self, game_id, record):
+        if self.stored == self.limit:
+            raise KeyboardInterrupt
+        self.stored += 1
+        return super().put_game(game_id, record)
+
+
+def test_resume_after_a_crash_mid_iteration_loses_and_doubles_nothing(tmp_path):
+    config = TrainConfig(**{**TINY, "iterations": 3})
+    whole = train("tictactoe", config, out=tmp_path / "whole", progress=False)
+    crashed = tmp_path / "crashed"
+    with pytest.raises(KeyboardInterrupt):
+        train("tictactoe", config, out=crashed, sink=_CrashingSink(crashed / "games", 8),
+              progress=False)
+    assert len(DirectorySink(crashed / "games").game_ids()) == 8  # 6 + 2 of iteration 2
+    log = []
+    resumed = train("tictactoe", out=crashed, resume=True, progress=False,
+                    on_iteration=log.append)
+    assert [row["iteration"] for row in log] == [2, 3]
+    assert [row["played"] for row in log] == [4, 6]  # only the 4 missing games were played
+    assert resumed.step == whole.step == 9 and resumed.iteration == 3
+    ids = DirectorySink(crashed / "games").game_ids()
+    assert ids == DirectorySink(tmp_path / "whole" / "games").game_ids() and len(ids) == 18
+    assert [row["replay"] for row in log] == [r["replay"] for r in whole.log[1:]]
+    # the games stored before the crash are the uninterrupted run's games
+    for name in sorted(ids)[:8]:
+        assert (DirectorySink(crashed / "games").get_game(name)
+                == DirectorySink(tmp_path / "whole" / "games").get_game(name))
+
+
+@pytest.mark.slow
+def test_kill_9_mid_iteration_then_resume(tmp_path):
+    """A real ``boardzoo train`` process killed with SIGKILL while it plays, then resumed."""
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({**TINY, "iterations": 4, "games_per_iteration": 16}))
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "boardzoo.cli", "train", "tictactoe", "--config",
+               str(config), "--out", str(out)]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    games = out / "games"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and len(list(games.glob("00002-*.json"))) < 5:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = DirectorySink(games).game_ids()
+    assert 16 < len(before) < 64, len(before)
+    subprocess.run([*command[:4], "tictactoe", "--resume", str(out)], check=True,
+                   capture_output=True)
+    after = DirectorySink(games).game_ids()
+    assert len(after) == 64 and before <= after
+    state = torch.load(out / "state.pt", weights_only=True)
+    assert state["iteration"] == 4 and state["step"] == 12
+    rows = (out / "log.csv").read_text().splitlines()
+    assert len(rows) == 1 + 4  # one log row per iteration, none repeated
+
+
+# ------------------------------------------------------------------- learning tic-tac-toe
+def _perfect_player(game, rng):
+    truth = {}
+    states, good = ongoing_positions(game)
+    for state, moves in zip(states, good, strict=True):
+        truth[state.tobytes()] = sorted(moves)
+
+    def act(state):
+        return int(rng.choice(truth[state.tobytes()]))
+
+    return act
+
+
+def _losses_against_perfect_play(agent, game, games=100, seed=0) -> int:
+    from boardzoo.envs import make_env
+
+    rng = np.random.default_rng(seed)
+    perfect = _perfect_player(game, rng)
+    losses = 0
+    for k in range(games):
+        env = make_env("tictactoe")
+        env.reset(seed=k)
+        our_seat = k % 2
+        raw = env.unwrapped
+        while not game.is_terminal(raw.state_array):
+            state = raw.state_array
+            move = agent.act(env) if game.to_play(state) == our_seat else perfect(state)
+            env.step(move)
+        losses += game.returns(raw.state_array)[our_seat] < 0
+    return int(losses)
+
+
+def _check_tictactoe_bars(net, game) -> dict:
+    states, good = ongoing_positions(game)
+    assert len(states) == 4520
+    alone = share_preserving(network_choices(net, game, states), good)
+    agent = AlphaZeroAgent(net, game, simulations=50, seed=0)
+    searched = share_preserving(search_choices(agent, states, 50), good)
+    losses = _losses_against_perfect_play(AlphaZeroAgent(net, game, simulations=50, seed=1),
+                                          game)
+    return {"network alone": alone, "search 50": searched, "losses": losses}
+
+
+@pytest.mark.slow
+def test_tictactoe_from_scratch_in_ci(tmp_path):
+    """``boardzoo train tictactoe`` with the shipped config, 3 minutes on CI's 2 cores."""
+    values = json.loads(Path("boardzoo/training/configs/tictactoe.json").read_text())
+    config = TrainConfig.from_dict({**values, "minutes": 3, "eval_every": 0})
+    run = train("tictactoe", config, out=tmp_path / "ttt", progress=False)
+    game = make_game("tictactoe")
+    figures = _check_tictactoe_bars(ckpt.load_checkpoint(run.checkpoint).net, game)
+    assert figures["network alone"] >= 0.95, figures
+    assert figures["search 50"] >= 0.99, figures
+    assert figures["losses"] == 0, figures
+
+
+@pytest.mark.slow
+def test_the_shipped_tictactoe_checkpoint_meets_the_same_bar():
+    checkpoint = ckpt.load_checkpoint(ckpt.resolve_checkpoint("tictactoe"))
+    figures = _check_tictactoe_bars(checkpoint.net, checkpoint.game)
+    assert figures["network alone"] >= 0.95, figures
+    assert figures["search 50"] >= 0.99, figures
+    assert figures["losses"] == 0, figures

@@ -296,3 +296,23 @@ def test_the_shipped_tictactoe_checkpoint_meets_the_same_bar():
     assert figures["network alone"] >= 0.95, figures
     assert figures["search 50"] >= 0.99, figures
     assert figures["losses"] == 0, figures
+
+
+def test_gating_keeps_self_play_on_the_best_network(tmp_path):
+    """With a gate the learner's network does not pass, iteration 2's games are exactly the
+    games the initial network plays (the seeds are the run's)."""
+    from boardzoo.training.loop import _tasks
+    from boardzoo.training.selfplay import play_games
+
+    config = TrainConfig(**{**TINY, "gating_games": 4, "gating_threshold": 1.0})
+    log = []
+    train("tictactoe", config, out=tmp_path / "gated", progress=False, on_iteration=log.append)
+    assert [row["promoted"] for row in log] == [0, 0], log
+    assert all(0.0 <= row["gate_score"] <= 1.0 for row in log)
+    torch.manual_seed(config.seed)
+    game = make_game("tictactoe")
+    initial = AlphaZeroNet.for_game(game, NetworkConfig(config.blocks, config.channels)).eval()
+    expected = play_games(initial, game, config, _tasks(config, 2), network_step=3)
+    sink = DirectorySink(tmp_path / "gated" / "games")
+    assert [sink.get_game(r["id"]) for r in expected] == expected
+    assert not (tmp_path / "gated" / "best.pt").exists()

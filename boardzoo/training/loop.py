@@ -7,13 +7,18 @@ then writes the resume state atomically. After ``kill -9`` or Ctrl-C, ``resume=T
 the replay buffer from the stored games, plays only the missing games of the interrupted
 iteration and continues the step counter: no game is lost or counted twice.
 
+With ``gating_games > 0`` self-play uses the *best* network, which the learner's network
+replaces only after scoring more than ``gating_threshold`` against it in an arena match
+(AlphaGo Zero); without gating the newest network always plays (AlphaZero).
+
 Folder layout under ``out``: ``config.json``, ``games/`` (the sink), ``state.pt`` (resume state),
-``latest.pt`` and ``best.pt`` (network checkpoints, the shipped format), ``log.csv``,
-``curve.png``, and ``tensorboard/`` when TensorBoard is installed.
+``latest.pt`` (and with gating ``best.pt``: network checkpoints in the shipped format),
+``log.csv``, ``curve.png``, and ``tensorboard/`` when TensorBoard is installed.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import math
@@ -84,9 +89,10 @@ def train(
     device = pick_device(config.device)
     net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels)).to(device)
     learner = Learner(net, config)
+    best = copy.deepcopy(net) if config.gating_games else None
     iteration, elapsed = 0, 0.0
     if resume:
-        iteration, elapsed = _load_state(out / "state.pt", learner)
+        iteration, elapsed = _load_state(out / "state.pt", learner, best)
     sink = sink or DirectorySink(out / "games")
     replay = ReplayBuffer(rules, config.replay_window)
     for it in range(1, iteration + 1):
@@ -98,13 +104,15 @@ def train(
         while _budget_left(config, iteration, time.monotonic() - started):
             iteration += 1
             learner.progress = _budget_spent(config, iteration - 1, time.monotonic() - started)
-            row = _iteration(rules, config, learner, replay, sink, iteration)
+            row = _iteration(rules, config, learner, replay, sink, iteration, best)
+            if best is not None:
+                row.update(_gate(rules, config, learner.net, best, iteration, out))
             row["minutes"] = round((time.monotonic() - started) / 60, 3)
             if config.eval_every and (iteration % config.eval_every == 0 or
                                       not _budget_left(config, iteration,
                                                        time.monotonic() - started)):
                 row.update(_measure(rules, net, config, iteration))
-            _save_state(out, rules, learner, iteration, time.monotonic() - started)
+            _save_state(out, rules, learner, iteration, time.monotonic() - started, best)
             log.append(row)
             _write_log(out / "log.csv", log)
             if writer is not None:
@@ -130,12 +138,14 @@ def _tasks(config: TrainConfig, iteration: int) -> list[GameTask]:
 
 
 def _iteration(rules: Game, config: TrainConfig, learner: Learner, replay: ReplayBuffer,
-               sink: GameSink, iteration: int) -> dict[str, Any]:
+               sink: GameSink, iteration: int, best: AlphaZeroNet | None) -> dict[str, Any]:
+    """Self-play (with the best network under gating, else the learner's), store, replay,
+    learn; returns the iteration's log row."""
     tasks = _tasks(config, iteration)
     stored = sink.game_ids()
     todo = [t for t in tasks if t.game_id not in stored]
     start = time.monotonic()
-    for record in _self_play(learner.net, rules, config, todo, learner.step):
+    for record in _self_play(best or learner.net, rules, config, todo, learner.step):
         sink.put_game(record["id"], record)
     selfplay_seconds = time.monotonic() - start
     records, positions = _add_iteration(replay, sink, tasks)
@@ -202,6 +212,24 @@ def _play_chunk(game: str, config: TrainConfig, weights: dict, tasks: list[GameT
 
 
 # ------------------------------------------------------------------------ measurements
+def _gate(rules: Game, config: TrainConfig, net: AlphaZeroNet, best: AlphaZeroNet,
+          iteration: int, out: Path) -> dict[str, Any]:
+    """Match the learner's network against the best one; promote it if it scores enough."""
+    from boardzoo.agents.alphazero.agent import AlphaZeroAgent
+    from boardzoo.arena import play_match
+
+    new = AlphaZeroAgent(net, rules, simulations=config.simulations, seed=iteration)
+    old = AlphaZeroAgent(best, rules, simulations=config.simulations, seed=iteration + 1)
+    result = play_match(rules.name, new, old, games=config.gating_games, seed=iteration,
+                        opening_plies=2, game_options=config.game_options)
+    promoted = result.score > config.gating_threshold  # AlphaGo Zero: "by a margin of > 55%"
+    if promoted:
+        best.load_state_dict(net.state_dict())
+        save_checkpoint(out / "best.pt", rules, best, iteration, {"gate_score": result.score})
+    net.eval()
+    return {"gate_score": round(result.score, 4), "promoted": int(promoted)}
+
+
 def _measure(rules: Game, net: AlphaZeroNet, config: TrainConfig, iteration: int):
     """Score and Elo of the current network's search against each fixed reference."""
     from boardzoo.agents import make_agent
@@ -253,16 +281,19 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
     return config
 
 
-def _save_state(out: Path, rules: Game, learner: Learner, iteration: int, elapsed: float):
+def _save_state(out: Path, rules: Game, learner: Learner, iteration: int, elapsed: float,
+                best: AlphaZeroNet | None):
     """The resume state and the latest network checkpoint, each written atomically."""
     state = {"format": STATE_FORMAT, "version": STATE_VERSION, "game": rules.name,
              "iteration": iteration, "elapsed": elapsed, **learner.state()}
+    if best is not None:
+        state["best_weights"] = best.state_dict()
     atomic_write_bytes(out / "state.pt", torch_bytes(state))
     save_checkpoint(out / "latest.pt", rules, learner.net, learner.step,
                     {"iteration": iteration, "minutes": round(elapsed / 60, 2)})
 
 
-def _load_state(path: Path, learner: Learner) -> tuple[int, float]:
+def _load_state(path: Path, learner: Learner, best: AlphaZeroNet | None) -> tuple[int, float]:
     state = safe_torch_load(path, "training state")
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a boardzoo training state")
@@ -270,6 +301,8 @@ def _load_state(path: Path, learner: Learner) -> tuple[int, float]:
         raise CheckpointError(f"{str(path)!r}: unknown training-state version {state.get('version')!r}")
     try:
         learner.load(state)
+        if best is not None:
+            best.load_state_dict(state["best_weights"])
     except (KeyError, RuntimeError, ValueError) as err:
         raise CheckpointError(f"{str(path)!r} does not fit this network: {err}") from None
     return int(state["iteration"]), float(state["elapsed"])

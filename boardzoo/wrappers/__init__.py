@@ -1,5 +1,6 @@
-"""Wrappers: the planning model over an env (the single-agent gym view is in boardzoo.rl)."""
+"""Wrappers: the planning model over an env and the batched evaluator seam (the single-agent
+gym view is in boardzoo.rl)."""
 
-from boardzoo.wrappers.model import EnvModel, legal_mask
+from boardzoo.wrappers.model import EnvModel, Evaluation, Evaluator, legal_mask
 
-__all__ = ["EnvModel", "legal_mask"]
+__all__ = ["EnvModel", "Evaluation", "Evaluator", "legal_mask"]

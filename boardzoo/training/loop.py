@@ -298,7 +298,9 @@ def _load_state(path: Path, learner: Learner, best: AlphaZeroNet | None) -> tupl
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a boardzoo training state")
     if state.get("version") != STATE_VERSION:
-        raise CheckpointError(f"{str(path)!r}: unknown training-state version {state.get('version')!r}")
+        raise CheckpointError(
+            f"{str(path)!r}: unknown training-state version {state.get('version')!r}"
+        )
     try:
         learner.load(state)
         if best is not None:

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator
+from boardzoo.agents.mcts.agent import MCTSAgent
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.rules import mix_dirichlet
 from boardzoo.agents.mcts.tree import ACTION, PRIOR, VALUE, VISITS, Tree
-from boardzoo.agents.mcts.agent import MCTSAgent
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game, outcome_returns
 from boardzoo.rng import make_rng
@@ -75,7 +75,8 @@ def play_games(net: AlphaZeroNet, game: Game, config: TrainConfig, tasks: list[G
     cfg = search_settings(config)
     alpha = config.alpha_for(game.name)
     for start in range(0, len(tasks), config.parallel_games):
-        games = [_new_game(task, game, config) for task in tasks[start:start + config.parallel_games]]
+        chunk = tasks[start:start + config.parallel_games]
+        games = [_new_game(task, game, config) for task in chunk]
         tree_rng = make_rng(np.random.default_rng(tasks[start].seed))
         while games:
             _search_all(games, batcher, model, cfg, config, alpha, tree_rng)

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 _MASK64 = (1 << 64) - 1
+_GOLDEN_GAMMA = 0x9E3779B97F4A7C15  # splitmix64's increment
 
 
 def make_rng(seed: int | np.random.Generator | None = None) -> np.ndarray:
@@ -24,11 +25,17 @@ def make_rng(seed: int | np.random.Generator | None = None) -> np.ndarray:
         seed = int(seed.integers(0, 2**63))
     elif seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-    z = (int(seed) + 0x9E3779B97F4A7C15) & _MASK64
+    return np.array([splitmix64(int(seed)) or 1], dtype=np.uint64)
+
+
+def splitmix64(seed: int, index: int = 1) -> int:
+    """The ``index``-th output (1, 2, ...) of Vigna's splitmix64 generator started at ``seed``:
+    a 64-bit Python int. Scrambles seeds (:func:`make_rng`) and makes fixed key tables (the
+    Zobrist keys of :mod:`boardzoo.envs.go_board`)."""
+    z = (seed + index * _GOLDEN_GAMMA) & _MASK64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    z ^= z >> 31
-    return np.array([z or 1], dtype=np.uint64)
+    return z ^ (z >> 31)
 
 
 @njit(cache=True)

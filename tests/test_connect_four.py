@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from boardzoo.envs import connect_four
+from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.connect_four import (
     CURRENT,
     MASK,
     ConnectFour,
     playout_kernel,
     position_key,
-    stone_count,
     winning_columns,
 )
 from boardzoo.envs.core import DRAW, ONGOING, P0_WINS, P1_WINS, PLY
@@ -215,7 +215,7 @@ def test_data_positions_parse_round_trip_and_are_not_over(name):
         state = GAME.parse_position(fields[0])
         assert GAME.outcome(state) == ONGOING, fields[0]
         assert GAME.position(state) == fields[0]
-        assert stone_count(state[MASK]) == len(fields[0])
+        assert popcount(state[MASK]) == len(fields[0])
 
 
 # ------------------------------------------------------- consistency with solved scores
@@ -339,10 +339,10 @@ def test_stone_count_and_winning_columns_on_random_positions():
                 if game.is_terminal(state):
                     break
                 state = game.step(state, rng.choice(game.legal_actions(state)))
-            assert stone_count(state[MASK]) == int(state[PLY]) == bin(int(state[MASK])).count("1")
+            assert popcount(state[MASK]) == int(state[PLY]) == bin(int(state[MASK])).count("1")
             if not game.is_terminal(state):
                 assert wins_now(game, state) == wins_now_by_play(game, state)
-    assert stone_count(np.uint64(2**64 - 1)) == 64
+    assert popcount(np.uint64(2**64 - 1)) == 64
 
 
 # ---------------------------------------------------------------------- OpenSpiel oracle

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boardzoo.envs import go
+from boardzoo.envs import go, go_board
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import DRAW, P0_WINS, P1_WINS
 from boardzoo.envs.go import Go, area_score, ownership_kernel, playout_score_kernel
@@ -472,7 +472,7 @@ def test_legal_moves_match_a_reference_implementation(size, ko, suicide):
             legal = game.legal_mask(state)
             assert legal[:-1].tolist() == [ref.legal(p) for p in range(size * size)]
             moves = np.flatnonzero(legal[:-1])
-            pass_now = not len(moves) or (state[go.PASSES] == 0 and rng.random() < 0.05)
+            pass_now = not len(moves) or (state[go_board.PASSES] == 0 and rng.random() < 0.05)
             action = size * size if pass_now else rng.choice(moves)
             state = game.step(state, int(action))
             ref.play(None if action == size * size else int(action))
@@ -486,15 +486,15 @@ def test_playout_ends_with_two_passes_and_no_non_eye_move_left(size):
     for seed in range(20):
         state = game.initial_state()
         assert game.playout_kernel(state, make_rng(seed)) == game.outcome(state)
-        assert state[go.PASSES] == 2 or state[go.PLY] == game.max_moves
-        if state[go.PASSES] < 2:
+        assert state[go_board.PASSES] == 2 or state[go.PLY] == game.max_moves
+        if state[go_board.PASSES] < 2:
             continue
-        grid, w = go._grid(state), size + 1
+        grid, w = go_board.grid(state), size + 1
         for colour in (1, 2):
             for a in range(size * size):
-                p = go._to_point(state, a)
-                if go._is_legal(state, grid, p, colour):
-                    assert go._is_eye(grid, w, p, colour), game.action_to_str(a)
+                p = go_board.to_point(state, a)
+                if go_board.is_legal(state, grid, p, colour):
+                    assert go_board.is_eye(grid, w, p, colour), game.action_to_str(a)
 
 
 def test_playout_helpers_agree_with_the_final_state():
@@ -524,8 +524,8 @@ def test_eye_definition(what, rows, vertex, colour, expected):
     rows = rows.split("|")
     game = Go(5)
     state = game.parse_position(sgf_of_diagram("\n".join(rows + ["....."] * (5 - len(rows)))))
-    point = go._to_point(state, game.str_to_action(vertex))
-    assert go._is_eye(go._grid(state), 6, point, colour) == expected
+    point = go_board.to_point(state, game.str_to_action(vertex))
+    assert go_board.is_eye(go_board.grid(state), 6, point, colour) == expected
 
 
 # ------------------------------------------------------------------------ env and text

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from boardzoo.envs import go
+from boardzoo.envs import go, go_board
 from boardzoo.envs.go import Go, area_score
 from boardzoo.gtp import GtpEngine, GtpError, find_gnugo
 from boardzoo.rng import make_rng
@@ -73,7 +73,7 @@ def _random_action(game: Go, state: np.ndarray, rng: np.random.Generator) -> int
     """Uniform among the legal points (crowded boards: ko and superko happen), with an
     occasional pass that never ends the game by itself."""
     legal = game.legal_actions(state)
-    if len(legal) == 1 or (state[go.PASSES] == 0 and rng.random() < 0.02):
+    if len(legal) == 1 or (state[go_board.PASSES] == 0 and rng.random() < 0.02):
         return legal[-1]
     return int(rng.choice(legal[:-1]))
 
@@ -82,7 +82,7 @@ def _playout_actions(game: Go, seed: int) -> list[int]:
     """The actions of one eye-respecting playout (the compiled kernel's own choices)."""
     state = game.initial_state()
     game.playout_kernel(state, make_rng(seed))
-    start = go._history_start(state)
+    start = go_board.history_start(state)
     return [int(entry) // 2 for entry in state[start : start + state[go.PLY]]]
 
 
@@ -109,7 +109,7 @@ def test_playouts_match_gnugo_move_by_move_and_in_the_winner(oracles, size, game
     compared = 0
     for seed in range(games):
         state = oracle.check_game(_playout_actions(oracle.game, seed), None)
-        if state[go.PASSES] < 2:
+        if state[go_board.PASSES] < 2:
             continue  # stopped by max_moves: GNU Go would not call it finished
         winner = oracle.final_winner()
         if winner is not None:

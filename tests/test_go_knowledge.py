@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from boardzoo.envs import go, go_v0
+from boardzoo.envs import go, go_board, go_v0
 from boardzoo.envs.core import DRAW
 from boardzoo.envs.go import Go
 from boardzoo.envs.sgf import SgfRecord, write_sgf
@@ -184,7 +184,7 @@ def test_keys_differ_across_the_positions_of_a_game():
         state = game.initial_state()
         while not game.outcome(state):
             identity = (game.cells(state).tobytes(), int(state[go.TO_PLAY]),
-                        int(state[go.KO_POINT]), int(state[go.PASSES] > 0))
+                        int(state[go_board.KO_POINT]), int(state[go_board.PASSES] > 0))
             key = int(knowledge.key_kernel(state))
             assert seen.setdefault(key, identity) == identity
             state = game.step(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
@@ -203,13 +203,13 @@ def test_heuristic_playouts_are_legal_to_the_end_and_never_fill_own_eyes(size, k
         played = start.copy()
         plies = knowledge.heuristic_playout_trace_kernel(played, make_rng(seed), trace)
         assert plies == played[go.PLY]
-        assert played[go.PASSES] == 2 or played[go.PLY] == game.max_moves
+        assert played[go_board.PASSES] == 2 or played[go.PLY] == game.max_moves
         state = start
         for action in trace[:plies]:
             assert game.legal_mask(state)[action], game.action_to_str(action)
             if action < size * size:
-                grid, colour = go._grid(state), int(state[go.TO_PLAY]) + 1
-                assert not go._is_eye(grid, size + 1, go._to_point(state, action), colour)
+                grid, colour = go_board.grid(state), int(state[go.TO_PLAY]) + 1
+                assert not go_board.is_eye(grid, size + 1, go_board.to_point(state, action), colour)
             state = game.step(state, int(action))
         assert np.array_equal(state, played)
 

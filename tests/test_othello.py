@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from boardzoo.envs import othello
+from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.core import DRAW, ONGOING, P0_WINS, P1_WINS, PLY, TO_PLAY
 from boardzoo.envs.othello import (
     BLACK,
@@ -23,7 +24,6 @@ from boardzoo.envs.othello import (
     flips,
     legal_moves,
     perft,
-    popcount,
     position_key,
 )
 from boardzoo.errors import IllegalActionError, InvalidOptionError, InvalidPositionError

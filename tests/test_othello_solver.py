@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.core import DRAW, OUTCOME, P0_WINS, P1_WINS, TO_PLAY
 from boardzoo.envs.othello import (
     BLACK,
@@ -23,7 +24,6 @@ from boardzoo.envs.othello import (
     flips,
     legal_moves,
     playout_kernel,
-    popcount,
     position_key,
 )
 from boardzoo.knowledge import knowledge_for

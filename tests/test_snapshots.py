@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from boardzoo.envs import connect_four, go, gomoku, make_env, nim, othello
+from boardzoo.envs import connect_four, go, go_board, gomoku, make_env, nim, othello
 from boardzoo.envs.core import OUTCOME, PLY, TO_PLAY
 from boardzoo.errors import IncompatibleSnapshotError
 from tests.snapshot_fuzz import BASES_PER_GAME, DTYPES, FUZZ_GAMES, mutate, play_on
@@ -171,12 +171,12 @@ def _othello_disc_off_the_board(state):
 
 def _go_stone_out_of_nowhere(state):
     grid = state[go.GRID:].reshape(-1)
-    grid[go._to_point(state, 0)] = go.BLACK
+    grid[go_board.to_point(state, 0)] = go.BLACK
 
 
 def _go_bad_root(state):
-    slots = go._num_slots(int(state[go.SIZE]))
-    state[go.GRID + go.ROOT * slots + go._to_point(state, 12)] = 10**9
+    slots = go_board.num_slots(int(state[go.SIZE]))
+    state[go.GRID + go.ROOT * slots + go_board.to_point(state, 12)] = 10**9
 
 
 def _gomoku_three_blacks(state):
@@ -212,7 +212,7 @@ INVALID = [
     ("go: stone not from setup or moves", "go", {"board_size": 5}, [12], _go_stone_out_of_nowhere),
     ("go: chain root out of range", "go", {"board_size": 5}, [12], _go_bad_root),
     ("go: history entry past ply", "go", {"board_size": 5}, [12],
-     lambda s: s.__setitem__(go._history_start(s) + 1, 7)),
+     lambda s: s.__setitem__(go_board.history_start(s) + 1, 7)),
     ("go: komi slot changed", "go", {"board_size": 5}, [], lambda s: s.__setitem__(go.KOMI2, 0)),
     ("gomoku: three blacks, no white", "gomoku", {"board_size": 9}, [], _gomoku_three_blacks),
     ("gomoku: win length slot", "gomoku", {"board_size": 9}, [],

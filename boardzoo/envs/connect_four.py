@@ -25,7 +25,7 @@ bit ``c * (rows + 1) + rows`` is an always-empty sentinel. ``mask`` holds every 
 ``current`` the stones of the side to move (at the end: of the side that did not move last).
 
 The bitboard helpers (:func:`position_key`, :func:`winning_cells`, :func:`winning_columns`,
-:func:`playable_cells`, :func:`stone_count`, :func:`has_four`) are compiled module-level
+:func:`playable_cells`, :func:`popcount`, :func:`has_four`) are compiled module-level
 functions over ``(current, mask)`` pairs so a solver can reuse them without a state array.
 """
 
@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
+from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.core import DRAW, HEADER, ONGOING, OUTCOME, PLY, TO_PLAY, Game, require
 from boardzoo.errors import IllegalActionError, InvalidPositionError
 from boardzoo.rng import below
@@ -53,7 +54,6 @@ __all__ = [
     "winning_cells",
     "winning_columns",
     "position_key",
-    "stone_count",
     "env",
     "raw_env",
 ]
@@ -162,18 +162,6 @@ def position_key(current, mask):
     return current + mask
 
 
-@njit(cache=True)
-def stone_count(mask):
-    """The number of set bits of a uint64 bitboard (stones on the board for ``mask``)."""
-    x = mask - ((mask >> _ONE) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    x = x + (x >> np.uint64(8))
-    x = x + (x >> np.uint64(16))
-    x = x + (x >> np.uint64(32))
-    return np.int64(x & np.uint64(0x7F))
-
-
 # -------------------------------------------------------------------------- kernels
 @njit(cache=True)
 def _top_cell(column, rows):
@@ -240,7 +228,7 @@ def playout_kernel(state, rng):
     ply, seat = np.int64(state[PLY]), np.int64(state[TO_PLAY])
     current, mask = state[CURRENT], state[MASK]
     top_row = bottom_mask(rows, columns) << np.uint64(rows - 1)
-    open_columns = columns - stone_count(mask & top_row)
+    open_columns = columns - popcount(mask & top_row)
     outcome = ONGOING
     while outcome == ONGOING:
         column = _kth_open_column(mask, rows, columns, below(rng, open_columns))

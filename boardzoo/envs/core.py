@@ -85,6 +85,8 @@ class Game(abc.ABC):
     #: filling float32 ``out`` (shape ``planes_shape``) from ``seat``'s view; vector envs
     #: call it for N boards in one compiled loop
     observe_kernel: ClassVar[Any] = None
+    #: renders draw pieces on the grid lines' crossings (Go, Gomoku) instead of in cells
+    pieces_on_intersections: ClassVar[bool] = False
     #: characters for an empty cell and the pieces of player_0 and player_1 (ansi render)
     piece_symbols: ClassVar[tuple[str, str, str]] = (".", "X", "O")
     #: board background in rgb_array renders, and the two piece colours

@@ -33,7 +33,7 @@ from text starts at ``ply`` = discs - 4 (the text does not record passes).
 
 Compiled helpers (``@njit``) for search code such as an endgame solver, on uint64 bitboards
 of the side to move (``player``) and the other side (``opponent``), with ``size`` the board
-size: :func:`legal_moves`, :func:`flips`, :func:`popcount` (a disc count),
+size: :func:`legal_moves`, :func:`flips`, :func:`~boardzoo.envs.bitboard.popcount` (a disc count),
 :func:`final_disc_difference` (the FFO endgame score), :func:`position_key` and :func:`perft`;
 :func:`disc_counts` gives (black, white) of a state. The side to move's boards in a state are
 ``state[BLACK + seat]`` and ``state[WHITE - seat]`` with ``seat = state[TO_PLAY]``.
@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
+from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, P0_WINS, P1_WINS, PLY, TO_PLAY, Game, require
 from boardzoo.errors import IllegalActionError, InvalidPositionError
 from boardzoo.rng import below, scramble
@@ -61,7 +62,6 @@ __all__ = [
     "Othello",
     "legal_moves",
     "flips",
-    "popcount",
     "disc_counts",
     "final_disc_difference",
     "position_key",
@@ -93,18 +93,6 @@ _ZERO = np.uint64(0)
 
 
 # ------------------------------------------------------------------------ bitboard kernels
-@njit(cache=True)
-def popcount(bits):
-    """Number of set bits of a uint64 bitboard (the disc count of a board)."""
-    x = bits - ((bits >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    x = x + (x >> np.uint64(8))
-    x = x + (x >> np.uint64(16))
-    x = x + (x >> np.uint64(32))
-    return np.int64(x & np.uint64(0x7F))
-
-
 @njit(cache=True)
 def _moves_along(player, opponent, shift, runs):
     """Squares reached by jumping over opponent runs from ``player`` in the two directions
@@ -323,6 +311,14 @@ def playout_kernel(state, rng):
         player, opponent = opponent, player
         seat = 1 - seat
         plies += 1
+    return store_playout_end(state, player, opponent, seat, plies)
+
+
+@njit(cache=True)
+def store_playout_end(state, player, opponent, seat, plies):
+    """Write a playout's final boards (``player`` is ``seat``'s, the side that would move) and
+    its ``plies`` into ``state``, score it, and return the outcome code (for playout loops
+    that run on local bitboards, as the rollout policy of :mod:`boardzoo.knowledge.othello`)."""
     state[BLACK + seat] = player
     state[WHITE - seat] = opponent
     state[TO_PLAY] = seat

@@ -53,7 +53,7 @@ def render_rgb(game: Game, state: np.ndarray) -> np.ndarray:
     size = (2 * MARGIN + cols * CELL, 2 * MARGIN + rows * CELL)
     image = Image.new("RGB", size, game.board_rgb)
     draw = ImageDraw.Draw(image)
-    on_points = getattr(game, "pieces_on_intersections", False)
+    on_points = game.pieces_on_intersections
     _draw_grid(draw, rows, cols, on_points)
     _draw_labels(draw, game.coordinate_labels())
     for r in range(rows):

@@ -27,18 +27,10 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import NamedTuple
+
+from boardzoo.knowledge.base import Solution
 
 __all__ = ["Solution", "knowledge_for", "try_solve"]
-
-
-class Solution(NamedTuple):
-    """An exact solve. ``value`` is in the game's exact unit (Connect Four: Pons' score; Othello:
-    final disc difference; other games: +1/0/-1), from the side to move's view."""
-
-    action: int
-    value: int
-    nodes: int
 
 
 def knowledge_for(game_name: str) -> ModuleType | None:

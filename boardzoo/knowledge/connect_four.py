@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from boardzoo.clock import monotonic
+from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.connect_four import (
     COLUMNS,
     CURRENT,
@@ -34,7 +35,6 @@ from boardzoo.envs.connect_four import (
     board_mask,
     playable_cells,
     position_key,
-    stone_count,
     winning_cells,
 )
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY
@@ -69,7 +69,7 @@ def exact_value(state):
     minus the winner's score (the side to move at the end is the one that lost)."""
     if state[OUTCOME] == DRAW or state[OUTCOME] == ONGOING:
         return 0
-    stones = stone_count(state[MASK])
+    stones = popcount(state[MASK])
     cells = np.int64(state[ROWS]) * np.int64(state[COLUMNS])
     return -((cells + 2 - stones) // 2)
 
@@ -99,9 +99,9 @@ def _window_counts(own, other, board, step):
     two_up = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
     three_up = (a & b & (c | d)) | (c & d & (a | b))
     return (
-        stone_count(starts & one_up),
-        stone_count(starts & two_up),
-        stone_count(starts & three_up),
+        popcount(starts & one_up),
+        popcount(starts & two_up),
+        popcount(starts & three_up),
     )
 
 
@@ -126,9 +126,9 @@ def _threat_score(own, mask, rows, columns, good_rows):
     cells = winning_cells(own, mask, rows, columns)
     playable = playable_cells(mask, rows, columns)
     return (
-        3.0 * stone_count(cells & good_rows)
-        + 1.5 * stone_count(cells & ~good_rows)
-        + 2.0 * stone_count(cells & playable)
+        3.0 * popcount(cells & good_rows)
+        + 1.5 * popcount(cells & ~good_rows)
+        + 2.0 * popcount(cells & playable)
     )
 
 
@@ -140,7 +140,7 @@ def evaluate_kernel(state):
     rows, columns = np.int64(state[ROWS]), np.int64(state[COLUMNS])
     current, mask = state[CURRENT], state[MASK]
     other = current ^ mask
-    first_to_move = stone_count(mask) % 2 == 0
+    first_to_move = popcount(mask) % 2 == 0
     odd_rows = _rows_pattern(rows, columns, 0)  # rows 1, 3, 5 counted from 1 at the bottom
     even_rows = _rows_pattern(rows, columns, 1)
     own_rows, other_rows = (odd_rows, even_rows) if first_to_move else (even_rows, odd_rows)
@@ -219,7 +219,7 @@ def _sorted_moves(current, mask, possible, out):
         move = possible & _column_bits(_COLUMN_ORDER[i])
         if move == _ZERO:
             continue
-        score = np.uint64(stone_count(winning_cells(current | move, mask, _H, _W)))
+        score = np.uint64(popcount(winning_cells(current | move, mask, _H, _W)))
         j = count
         while j > 0 and out[_W + j - 1] < score:
             out[j], out[_W + j] = out[j - 1], out[_W + j - 1]
@@ -278,7 +278,7 @@ def _negamax(current, mask, played, alpha, beta, keys, values, stats, deadline, 
 def _score(current, mask, keys, values, stats, deadline, scratch):
     """Pons' exact score of a position without an immediate win, by null-window searches
     that bisect [min, max] (biased towards 0, where most scores lie, as in Pons' solver)."""
-    played = stone_count(mask)
+    played = popcount(mask)
     low = -((_CELLS - played) // 2)
     high = (_CELLS + 1 - played) // 2
     while low < high and not stats[_ABORTED]:
@@ -313,7 +313,7 @@ def _optimal_column(current, mask, score, keys, values, stats, deadline, scratch
     possible = _non_losing_moves(current, mask)
     if possible == _ZERO:
         return _first_column(playable_cells(mask, _H, _W))
-    played = stone_count(mask)
+    played = popcount(mask)
     for i in range(_W):
         move = possible & _column_bits(_COLUMN_ORDER[i])
         if move == _ZERO:
@@ -331,7 +331,7 @@ def _solve(current, mask, keys, values, stats, seconds):
     slowest loss). Gives up after ``seconds`` (counted from here, so compiling is not
     charged); check ``stats[_ABORTED]`` before trusting the answer."""
     deadline = monotonic() + seconds
-    played = stone_count(mask)
+    played = popcount(mask)
     scratch = np.zeros((_CELLS + 1, 2 * _W), np.uint64)
     wins = winning_cells(current, mask, _H, _W) & playable_cells(mask, _H, _W)
     if wins != _ZERO:

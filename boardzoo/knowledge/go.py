@@ -1,7 +1,7 @@
 """Go knowledge: position keys, an area-estimate evaluation and a capture/atari-aware
 playout policy (the knowledge-module contract of :mod:`boardzoo.knowledge`).
 
-Everything reuses the compiled board of :mod:`boardzoo.envs.go` (chains with
+Everything reuses the compiled board of :mod:`boardzoo.envs.go_board` (chains with
 pseudo-liberties, the Zobrist hash, the eye test, the legality test and Tromp-Taylor
 ownership).
 
@@ -46,7 +46,7 @@ Playout policy (:func:`heuristic_playout_kernel`)
     games): 0.77 [0.68, 0.84] with step 3's self-atari filter, 0.55 [0.40, 0.69] (40 games)
     without it.
 
-    No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go`)
+    No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go_board`)
     and every move is legal under the state's ko/superko/suicide rules; the game ends as the
     plain playout does (two passes, or ``max_moves``). Only chains near the last move are
     examined, so a tactical move costs a few neighbour look-ups.
@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY, TO_PLAY
-from boardzoo.envs.go import (
+from boardzoo.envs.go_board import (
     BLACK,
     COUNT,
     EMPTY,
@@ -78,21 +78,19 @@ from boardzoo.envs.go import (
     STONE,
     WHITE,
     WHITE_TO_MOVE_KEY,
-    _apply,
-    _empty_points,
-    _fill_ownership,
-    _grid,
-    _history_start,
-    _in_atari,
-    _is_eye,
-    _is_legal,
-    _num_slots,
-    _random_move,
-    _to_action,
-    _to_point,
-    _update_empties,
-    _zobrist_keys,
+    empty_points,
+    fill_ownership,
+    grid,
+    history_start,
+    in_atari,
+    is_eye,
+    is_legal,
     moves_since,
+    num_slots,
+    play_point,
+    random_move,
+    to_point,
+    zobrist_keys,
 )
 from boardzoo.rng import below
 
@@ -115,8 +113,8 @@ SELF_ATARI_TRIES = 3
 SCALE_PER_POINT = 0.5
 """The evaluation is ``tanh(score / (SCALE_PER_POINT * N * N))``."""
 
-_SLOTS = _num_slots(19)
-_EXTRA_KEYS = _zobrist_keys(_SLOTS + 1, seed=20240612)
+_SLOTS = num_slots(19)
+_EXTRA_KEYS = zobrist_keys(_SLOTS + 1, seed=20240612)
 _KO_KEYS = _EXTRA_KEYS[:_SLOTS]  # one per padded point: the simple-ko ban
 _PASS_KEY = _EXTRA_KEYS[_SLOTS]  # the last move was a pass
 
@@ -148,9 +146,9 @@ def exact_value(state):
 # --------------------------------------------------------------------------- evaluation
 @njit(cache=True)
 def _influence(state, owner):
-    """Give each neutral empty point of ``owner`` (from ``_fill_ownership``) to the colour
+    """Give each neutral empty point of ``owner`` (from ``fill_ownership``) to the colour
     whose influence there reaches :data:`CLAIM` (see the module docstring)."""
-    g = _grid(state)
+    g = grid(state)
     n = state[SIZE]
     w = n + 1
     total = np.zeros(owner.shape[0], dtype=np.int64)  # Black's influence minus White's
@@ -178,7 +176,7 @@ def _atari_points(g, n, w, colour):
     total = largest = 0
     for row in range(1, n + 1):
         for p in range(row * w + 1, row * w + n + 1):
-            if g[STONE, p] == colour and g[ROOT, p] == p and _in_atari(g, p):
+            if g[STONE, p] == colour and g[ROOT, p] == p and in_atari(g, p):
                 total += g[COUNT, p]
                 largest = max(largest, g[COUNT, p])
     return total, largest
@@ -188,8 +186,8 @@ def _atari_points(g, n, w, colour):
 def _score_for_mover(state):
     """The estimated score (points) from the side to move's view; see the module docstring."""
     n = state[SIZE]
-    owner = np.empty(_num_slots(n), dtype=np.int64)
-    _fill_ownership(state, owner)
+    owner = np.empty(num_slots(n), dtype=np.int64)
+    fill_ownership(state, owner)
     _influence(state, owner)
     area = 0  # Black's minus White's
     for p in range(owner.shape[0]):
@@ -199,7 +197,7 @@ def _score_for_mover(state):
             area -= 1
     black_score = area - state[KOMI2] / 2.0
     mover = state[TO_PLAY] + 1
-    g = _grid(state)
+    g = grid(state)
     own_atari, _ = _atari_points(g, n, n + 1, mover)
     _, their_largest = _atari_points(g, n, n + 1, 3 - mover)
     score = black_score if mover == BLACK else -black_score
@@ -221,9 +219,9 @@ def _last_point(state):
     """Padded point of the last move, or 0 when there is none or it was a pass."""
     if state[PLY] == 0:
         return 0
-    action = state[_history_start(state) + state[PLY] - 1] // 2
+    action = state[history_start(state) + state[PLY] - 1] // 2
     n = state[SIZE]
-    return 0 if action == n * n else _to_point(state, action)
+    return 0 if action == n * n else to_point(state, action)
 
 
 @njit(cache=True)
@@ -247,7 +245,7 @@ def _attacker_captures(g, w, root, candidates, k):
     s = root
     while True:
         for q in (s - 1, s + 1, s - w, s + w):
-            if g[STONE, q] == other and _in_atari(g, g[ROOT, q]):
+            if g[STONE, q] == other and in_atari(g, g[ROOT, q]):
                 k = _push(candidates, k, _liberty(g, g[ROOT, q]))
         s = g[NEXT, s]
         if s == root:
@@ -262,13 +260,13 @@ def _liberties_after(g, w, p, colour):
     first = -1
     for q in (p - 1, p + 1, p - w, p + w):
         s = g[STONE, q]
-        if s == 3 - colour and _in_atari(g, g[ROOT, q]):
+        if s == 3 - colour and in_atari(g, g[ROOT, q]):
             return 2
         if s == EMPTY:
             if first >= 0 and q != first:
                 return 2
             first = q
-        elif s == colour and not _in_atari(g, g[ROOT, q]):  # chains in atari add nothing
+        elif s == colour and not in_atari(g, g[ROOT, q]):  # chains in atari add nothing
             root = g[ROOT, q]
             t = root
             while True:
@@ -290,7 +288,7 @@ def _pick_legal(state, g, w, colour, rng, candidates, k):
     while k > 0:
         i = below(rng, k)
         p = candidates[i]
-        if not _is_eye(g, w, p, colour) and _is_legal(state, g, p, colour):
+        if not is_eye(g, w, p, colour) and is_legal(state, g, p, colour):
             return p
         k -= 1
         candidates[i] = candidates[k]
@@ -305,17 +303,17 @@ def _tactical_move(state, g, w, colour, rng, candidates):
     if last == 0 or g[STONE, last] != 3 - colour:  # no move, a pass, or a suicide
         return -1
     k = 0
-    if _in_atari(g, g[ROOT, last]):
+    if in_atari(g, g[ROOT, last]):
         k = _push(candidates, k, _liberty(g, g[ROOT, last]))
     for q in (last - 1, last + 1, last - w, last + w):
-        if g[STONE, q] == colour and _in_atari(g, g[ROOT, q]):
+        if g[STONE, q] == colour and in_atari(g, g[ROOT, q]):
             k = _attacker_captures(g, w, g[ROOT, q], candidates, k)
     p = _pick_legal(state, g, w, colour, rng, candidates, k)
     if p >= 0:
         return p
     k = 0
     for q in (last - 1, last + 1, last - w, last + w):
-        if g[STONE, q] == colour and _in_atari(g, g[ROOT, q]):
+        if g[STONE, q] == colour and in_atari(g, g[ROOT, q]):
             liberty = _liberty(g, g[ROOT, q])
             if _liberties_after(g, w, liberty, colour) >= 2:
                 k = _push(candidates, k, liberty)
@@ -335,11 +333,11 @@ def _is_big_self_atari(g, w, p, colour):
 def _policy_random_move(state, g, w, colour, rng, empties, where, size):
     """The game's eye-respecting random move, redrawn up to SELF_ATARI_TRIES times while it
     is a big self-atari."""
-    p = _random_move(state, g, w, colour, rng, empties, where, size)
+    p = random_move(state, g, w, colour, rng, empties, where, size)
     for _ in range(SELF_ATARI_TRIES):
         if p < 0 or not _is_big_self_atari(g, w, p, colour):
             return p
-        p = _random_move(state, g, w, colour, rng, empties, where, size)
+        p = random_move(state, g, w, colour, rng, empties, where, size)
     return p
 
 
@@ -348,8 +346,8 @@ def _heuristic_playout(state, rng):
     """Play the policy of the module docstring in place to the end of the game."""
     n = state[SIZE]
     w = n + 1
-    g = _grid(state)
-    empties, where, size = _empty_points(state, g)
+    g = grid(state)
+    empties, where, size = empty_points(state, g)
     removed = np.empty(n * n, dtype=np.int64)
     candidates = np.empty(n * n, dtype=np.int64)
     while state[OUTCOME] == ONGOING:
@@ -357,11 +355,7 @@ def _heuristic_playout(state, rng):
         point = _tactical_move(state, g, w, colour, rng, candidates)
         if point < 0:
             point = _policy_random_move(state, g, w, colour, rng, empties, where, size)
-        if point < 0:
-            _apply(state, n * n, removed)
-            continue
-        count = _apply(state, _to_action(state, point), removed)
-        size = _update_empties(empties, where, size, point, removed, count)
+        size = play_point(state, point, empties, where, size, removed)
 
 
 @njit(cache=True)

@@ -3,10 +3,10 @@ class known everywhere at once.
 
 One call puts the class in :data:`GAMES` (so ``make_env``, the arena, the CLI and the agents
 find it by name), in PettingZoo's registries as ``"boardzoo/<name>_v0"`` (AEC, and parallel
-through PettingZoo's turn-based conversion) and in Gymnasium's as ``"boardzoo/<Name>-v0"`` (the
-single-agent view against an opponent, with the compiled vector env as its vector entry point). boardzoo's own games
-register themselves this way at the bottom of their modules; a user's game does the same.
-Both registries get lazy string entry points, so nothing is built until an env is made.
+through PettingZoo's turn-based conversion) and in Gymnasium's as ``"boardzoo/<Name>-v0"``
+(the single-agent view against an opponent, with the compiled vector env as its vector entry
+point). boardzoo's own games are registered this way in :mod:`boardzoo.envs`; a user's game
+does the same. Every registry gets lazy string entry points: nothing is built until an env is.
 """
 
 from __future__ import annotations

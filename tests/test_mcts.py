@@ -10,14 +10,10 @@ import pytest
 
 from boardzoo.agents import MCTSAgent, RandomAgent
 from boardzoo.agents.mcts.rules import (
-    C_C,
-    C_FPU_MODE,
-    C_KIND,
-    C_MINIMAX,
-    CONFIG_SIZE,
     FPU_CONSTANT,
     PUCT,
     UCT,
+    SearchConfig,
     backup,
     expand,
     mix_dirichlet,
@@ -40,8 +36,7 @@ def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list
     """Selection on a one-level tree whose arms return fixed values; returns the order in
     which arms were chosen and the visit counts."""
     tree = Tree(16)
-    cfg = np.zeros(CONFIG_SIZE)
-    cfg[C_KIND], cfg[C_C], cfg[C_FPU_MODE] = kind, c, FPU_CONSTANT  # unvisited Q = 0
+    cfg = SearchConfig(kind=kind, c=c, fpu_mode=FPU_CONSTANT, solver=False).typed()  # Q0 = 0
     expand(
         tree.ints,
         tree.floats,
@@ -358,12 +353,12 @@ def test_auto_settings_apply_as_a_bundle():
     declared = knowledge_for("othello").MCTS_DEFAULTS  # what the game's knowledge recommends
     assert declared.keys() >= {"selection", "evaluator", "implicit_minimax"}
     othello = MCTSAgent().settings_for("othello")
-    assert (othello.selection, othello.evaluator, othello.cfg[C_MINIMAX]) == (
+    assert (othello.selection, othello.evaluator, othello.cfg.implicit_minimax) == (
         declared["selection"], declared["evaluator"], declared["implicit_minimax"])
     assert MCTSAgent().settings_for("go").rollout == knowledge_for("go").MCTS_DEFAULTS["rollout"]
     # one setting given: the rest fall back to the plain choices, not the game's bundle
     plain = MCTSAgent(selection="uct").settings_for("othello")
-    assert (plain.selection, plain.rollout, plain.evaluator, plain.cfg[C_MINIMAX]) == (
+    assert (plain.selection, plain.rollout, plain.evaluator, plain.cfg.implicit_minimax) == (
         "uct", "random", None, 0.0)
     with pytest.raises(InvalidOptionError, match="implicit_minimax"):
         MCTSAgent(implicit_minimax=2)

@@ -22,25 +22,12 @@ from boardzoo.agents.mcts import fast
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.generic import run_generic
 from boardzoo.agents.mcts.rules import (
-    C_C,
-    C_FPU_MODE,
-    C_FPU_VALUE,
-    C_GUMBEL_SCALE,
-    C_GUMBEL_VISIT,
-    C_KIND,
-    C_MINIMAX,
-    C_PW,
-    C_PW_ALPHA,
-    C_PW_C,
-    C_RAVE,
-    C_RAVE_K,
-    C_SOLVER,
-    CONFIG_SIZE,
     FPU_CONSTANT,
     FPU_PARENT,
     GUMBEL,
     PUCT,
     UCT,
+    SearchConfig,
     completed_q,
     mix_dirichlet,
     visit_policy,
@@ -85,7 +72,7 @@ class Settings(NamedTuple):
     rollout: str
     evaluator: Any
     c: float
-    cfg: np.ndarray
+    cfg: SearchConfig
 
 
 class SearchResult(NamedTuple):
@@ -304,27 +291,30 @@ class MCTSAgent:
             if isinstance(chosen["evaluator"], Evaluator) and self.requested["selection"] == AUTO:
                 chosen["selection"] = "puct"  # a network's priors are what PUCT is for
             c = DEFAULT_C[chosen["selection"]] if self.c is None else float(self.c)
-            cfg = self._config(chosen["selection"], c)
-            cfg[C_MINIMAX] = chosen["implicit_minimax"]
+            cfg = self._config(chosen["selection"], c, chosen["implicit_minimax"])
             self._settings[game_name] = Settings(chosen["selection"], chosen["rollout"],
                                                  chosen["evaluator"], c, cfg)
         return self._settings[game_name]
 
-    def _config(self, selection: str, c: float) -> np.ndarray:
+    def _config(self, selection: str, c: float, implicit_minimax: float) -> SearchConfig:
         rave_k, pw_c, pw_alpha, c_visit = self._tuning
-        cfg = np.zeros(CONFIG_SIZE)
-        cfg[C_KIND] = SELECTIONS[selection]
-        cfg[C_C] = c
-        if self.unvisited_q == "parent":
-            cfg[C_FPU_MODE] = FPU_PARENT
-        else:
-            cfg[C_FPU_MODE] = FPU_CONSTANT
-            cfg[C_FPU_VALUE] = -1.0 if self.unvisited_q == "loss" else float(self.unvisited_q)
-        cfg[C_RAVE], cfg[C_RAVE_K] = float(self.rave), rave_k
-        cfg[C_PW], cfg[C_PW_C], cfg[C_PW_ALPHA] = float(self.progressive_widening), pw_c, pw_alpha
-        cfg[C_SOLVER] = float(self.solver)
-        cfg[C_GUMBEL_VISIT], cfg[C_GUMBEL_SCALE] = c_visit, GUMBEL_C_SCALE
-        return cfg
+        constant = self.unvisited_q != "parent"
+        return SearchConfig(
+            kind=SELECTIONS[selection],
+            c=c,
+            fpu_mode=FPU_CONSTANT if constant else FPU_PARENT,
+            fpu_value=(-1.0 if self.unvisited_q == "loss" else float(self.unvisited_q))
+            if constant else 0.0,
+            rave=self.rave,
+            rave_k=rave_k,
+            progressive_widening=self.progressive_widening,
+            pw_c=pw_c,
+            pw_alpha=pw_alpha,
+            solver=self.solver,
+            gumbel_c_visit=c_visit,
+            gumbel_c_scale=GUMBEL_C_SCALE,
+            implicit_minimax=implicit_minimax,
+        ).typed()
 
     def _exact_solution(self, model: EnvModel, root: Any) -> SearchResult | None:
         """The game's exact solver's answer when the position is within its reach (half the
@@ -623,9 +613,9 @@ def _leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
     )
 
 
-def _warm_up(game: Any, kernels: tuple, cfg: np.ndarray) -> None:
+def _warm_up(game: Any, kernels: tuple, cfg: SearchConfig) -> None:
     """Compile the fast loop for this game before any time budget starts."""
-    key = (type(game), kernels, cfg[C_RAVE])
+    key = (type(game), kernels, cfg.rave)
     if key in _WARM:
         return
     scratch = Tree(1 << 12)

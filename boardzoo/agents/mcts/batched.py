@@ -30,13 +30,13 @@ from numba import njit
 
 from boardzoo.agents.mcts.fast import (
     MAX_TREE_DEPTH,
-    SEAT0_RETURN,
-    proven_for_mover,
+    back_up,
     seat0_value_of_proof,
+    settle,
+    walk_to_leaf,
 )
 from boardzoo.agents.mcts.generic import proof_of_returns
 from boardzoo.agents.mcts.rules import (
-    C_SOLVER,
     backup,
     expand,
     mark_terminal,
@@ -54,7 +54,6 @@ from boardzoo.agents.mcts.tree import (
     Tree,
 )
 from boardzoo.clock import monotonic
-from boardzoo.envs.core import OUTCOME
 from boardzoo.wrappers.model import Evaluator, GameModel
 
 __all__ = ["PENDING", "EvaluationCache", "LeafBatcher", "SearchJob"]
@@ -74,46 +73,22 @@ def add_virtual_loss(ints, floats, path, length, sign):
         floats[node, VALUE] -= sign
 
 
-def make_descend(apply_fn):
-    """A compiled ``descend(ints, floats, cfg, state, path, forced_child) -> (code, node,
-    length)`` for a game's apply kernel (see the module docstring for the codes)."""
-
-    @njit
-    def descend(ints, floats, cfg, state, path, forced_child):
-        solver = cfg[C_SOLVER] != 0.0
-        node, length = 0, 1
-        path[0] = 0
-        while state[OUTCOME] == 0 and ints[node, FIRST] >= 0 and length < MAX_TREE_DEPTH:
-            if solver and node != 0 and ints[node, PROVEN] != UNKNOWN:
-                break
-            if node == 0 and forced_child >= 0:
-                child = forced_child
-            else:
-                child = select_child(ints, floats, node, cfg)
-            apply_fn(state, ints[child, ACTION])
-            node = child
-            path[length] = node
-            length += 1
-        outcome = np.int64(state[OUTCOME])
-        if outcome != 0:
-            if solver:
-                mark_terminal(ints, node, proven_for_mover(outcome, ints[node, MOVER]))
-            backup(ints, floats, path, length, SEAT0_RETURN[outcome])
-            if solver:
-                propagate_proof(ints, path, length)
-            return BACKED_UP, node, length
-        if solver and ints[node, PROVEN] != UNKNOWN:
-            backup(ints, floats, path, length, seat0_value_of_proof(ints[node, PROVEN],
-                                                                    ints[node, MOVER]))
-            propagate_proof(ints, path, length)
-            return BACKED_UP, node, length
-        if ints[node, FIRST] == PENDING:
-            return COLLISION, node, length
-        ints[node, FIRST] = PENDING
-        add_virtual_loss(ints, floats, path, length, 1)
-        return NEW_LEAF, node, length
-
-    return descend
+@njit
+def descend(ints, floats, cfg, state, path, forced_child, apply_fn):
+    """Step 1 on a boardzoo game: ``(code, leaf, length of path)``, ``state`` (a copy of the
+    root's) played on to the leaf (see the module docstring for the codes)."""
+    no_trace = np.empty((2, 0), np.int64)
+    node, length = walk_to_leaf(ints, floats, cfg, state, path, apply_fn, forced_child,
+                                no_trace)
+    settled, value0 = settle(ints, floats, cfg, node, state)
+    if settled:
+        back_up(ints, floats, cfg, path, length, value0, no_trace)
+        return BACKED_UP, node, length
+    if ints[node, FIRST] == PENDING:
+        return COLLISION, node, length
+    ints[node, FIRST] = PENDING
+    add_virtual_loss(ints, floats, path, length, 1)
+    return NEW_LEAF, node, length
 
 
 @njit(cache=True)
@@ -123,7 +98,7 @@ def finish(ints, floats, meta, cfg, node, path, length, to_move, mask, priors, v
     ints[node, FIRST] = -1
     expand(ints, floats, meta, node, to_move, mask, priors, np.zeros(mask.shape[0]), False, rng)
     backup(ints, floats, path, length, value0)
-    if cfg[C_SOLVER] != 0.0:
+    if cfg.solver:
         propagate_proof(ints, path, length)
 
 
@@ -215,7 +190,6 @@ class LeafBatcher:
         self.cache_size = cache_size
         self.cache = EvaluationCache(cache_size) if cache_size else None
         self.stats = BatchStats()
-        self._descend: dict[Any, Any] = {}
         self._path = np.empty(MAX_TREE_DEPTH, np.int64)
 
     def run(self, jobs: list[SearchJob], rng: np.ndarray, deadline: float = 0.0) -> None:
@@ -244,9 +218,9 @@ class LeafBatcher:
             attempts += 1
             if isinstance(model, GameModel):
                 state = job.root.copy()
-                code, node, length = self._descender(model)(
-                    job.tree.ints, job.tree.floats, job.cfg, state, self._path, job.forced_child
-                )
+                code, node, length = descend(job.tree.ints, job.tree.floats, job.cfg, state,
+                                             self._path, job.forced_child,
+                                             model.game.apply_kernel)
             else:
                 code, node, length, state = _descend_generic(job, self._path)
             if code == BACKED_UP:
@@ -258,12 +232,6 @@ class LeafBatcher:
                 leaves.append(_Leaf(job, node, self._path[:length].copy(), length, state))
             # COLLISION: that leaf is already in this batch; descend again (bounded attempts)
         return leaves
-
-    def _descender(self, model: GameModel):
-        kernel = model.game.apply_kernel
-        if kernel not in self._descend:
-            self._descend[kernel] = make_descend(kernel)
-        return self._descend[kernel]
 
     # ---------------------------------------------------------- steps 2 and 3: evaluate
     def _evaluate_and_finish(self, leaves: list[_Leaf], rng: np.ndarray) -> None:
@@ -315,14 +283,14 @@ class LeafBatcher:
 
 
 def _root_proven(job: SearchJob) -> bool:
-    return job.cfg[C_SOLVER] != 0.0 and job.tree.ints[0, PROVEN] != UNKNOWN
+    return job.cfg.solver and job.tree.ints[0, PROVEN] != UNKNOWN
 
 
 def _descend_generic(job: SearchJob, path: np.ndarray):
     """Step 1 through the model (any PettingZoo env): the compiled descent's logic, with
     the model's ``step`` and ``returns`` in place of the kernels."""
     ints, floats, cfg, model = job.tree.ints, job.tree.floats, job.cfg, job.model
-    solver = cfg[C_SOLVER] != 0.0
+    solver = cfg.solver
     state, node, length = job.root, 0, 1
     path[0] = 0
     while not model.is_terminal(state) and ints[node, FIRST] >= 0:

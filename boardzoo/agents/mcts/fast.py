@@ -13,10 +13,6 @@ import numpy as np
 from numba import njit
 
 from boardzoo.agents.mcts.rules import (
-    C_MINIMAX,
-    C_PW,
-    C_RAVE,
-    C_SOLVER,
     backup,
     backup_amaf,
     backup_minimax,
@@ -120,9 +116,9 @@ def run_simulations(
     priors = np.zeros((2, num_actions))  # priors and heuristic values per action
     state = np.empty_like(root_state)
     path = np.empty(MAX_TREE_DEPTH, np.int64)
-    trace = np.empty(65536 if cfg[C_RAVE] != 0.0 else 0, np.int64)
-    last_play = np.full((2, num_actions if cfg[C_RAVE] != 0.0 else 0), -1, np.int64)
-    solver = cfg[C_SOLVER] != 0.0
+    trace = np.empty(65536 if cfg.rave else 0, np.int64)
+    last_play = np.full((2, num_actions if cfg.rave else 0), -1, np.int64)
+    solver = cfg.solver
     done = 0
     while done < simulations:
         if deadline > 0.0 and monotonic() > deadline:
@@ -155,6 +151,59 @@ def run_simulations(
 
 
 @njit
+def walk_to_leaf(ints, floats, cfg, state, path, apply_fn, forced_child, last_play):
+    """Selection from the root down to a leaf — a node not expanded yet (or pending), a
+    finished game, or under MCTS-Solver a proven node — playing each move on ``state`` in
+    place and recording the nodes in ``path``. Under RAVE ``last_play[seat, action]`` gets
+    the step (0 = the root's move) of each tree move. Returns (leaf, length of the path)."""
+    node, length = 0, 1
+    path[0] = 0
+    while state[OUTCOME] == 0 and ints[node, FIRST] >= 0 and length < MAX_TREE_DEPTH:
+        if cfg.solver and ints[node, PROVEN] != UNKNOWN and node != 0:
+            break
+        if node == 0 and forced_child >= 0:
+            child = forced_child
+        else:
+            child = select_child(ints, floats, node, cfg)
+        if cfg.rave:
+            last_play[ints[node, TO_MOVE], ints[child, ACTION]] = length - 1
+        apply_fn(state, ints[child, ACTION])
+        node = child
+        path[length] = node
+        length += 1
+    return node, length
+
+
+@njit
+def settle(ints, floats, cfg, node, state):
+    """(True, seat 0's value) for a leaf that needs no evaluation: a finished game (then
+    proven under MCTS-Solver, and its implicit minimax value set) or a proven node; else
+    (False, 0.0)."""
+    outcome = np.int64(state[OUTCOME])
+    if outcome != 0:
+        value0 = SEAT0_RETURN[outcome]
+        floats[node, MINIMAX] = value0 if ints[node, MOVER] == 0 else -value0
+        if cfg.solver:
+            mark_terminal(ints, node, proven_for_mover(outcome, ints[node, MOVER]))
+        return True, value0
+    if cfg.solver and ints[node, PROVEN] != UNKNOWN:
+        return True, seat0_value_of_proof(ints[node, PROVEN], ints[node, MOVER])
+    return False, 0.0
+
+
+@njit
+def back_up(ints, floats, cfg, path, length, value0, last_play):
+    """Every backup a simulation ends with: values, RAVE, implicit minimax, proofs."""
+    backup(ints, floats, path, length, value0)
+    if cfg.rave:
+        backup_amaf(ints, floats, path, length, last_play, value0)
+    if cfg.implicit_minimax != 0.0:
+        backup_minimax(ints, floats, path, length)
+    if cfg.solver:
+        propagate_proof(ints, path, length)
+
+
+@njit
 def simulate(
     ints,
     floats,
@@ -175,53 +224,24 @@ def simulate(
 ):
     """One simulation from the root, whose state ``state`` holds (and which is played on in
     place); RAN_ALL, or NEED_SPACE (the tree unchanged) when the tree is full."""
-    rave = cfg[C_RAVE] != 0.0
-    solver = cfg[C_SOLVER] != 0.0
-    if rave:
+    if cfg.rave:
         last_play[:, :] = -1
-    node, length, steps = 0, 1, 0
-    path[0] = 0
-    while state[OUTCOME] == 0 and ints[node, FIRST] != NOT_EXPANDED and length < MAX_TREE_DEPTH:
-        if solver and ints[node, PROVEN] != UNKNOWN and node != 0:
-            break
-        if node == 0 and forced_child >= 0:
-            child = forced_child
-        else:
-            child = select_child(ints, floats, node, cfg)
-        if rave:
-            last_play[ints[node, TO_MOVE], ints[child, ACTION]] = steps
-        apply_fn(state, ints[child, ACTION])
-        node = child
-        path[length] = node
-        length += 1
-        steps += 1
-    outcome = np.int64(state[OUTCOME])
-    if outcome != 0:
-        value0 = SEAT0_RETURN[outcome]
-        floats[node, MINIMAX] = value0 if ints[node, MOVER] == 0 else -value0
-        if solver:
-            mark_terminal(ints, node, proven_for_mover(outcome, ints[node, MOVER]))
-    elif solver and ints[node, PROVEN] != UNKNOWN:
-        value0 = seat0_value_of_proof(ints[node, PROVEN], ints[node, MOVER])
-    else:
+    node, length = walk_to_leaf(ints, floats, cfg, state, path, apply_fn, forced_child,
+                                last_play)
+    settled, value0 = settle(ints, floats, cfg, node, state)
+    if not settled:
         to_move = np.int64(state[TO_PLAY])
         legal_fn(state, mask)
         priors_fn(state, mask, priors[0], priors[1])
         if not expand(ints, floats, meta, node, to_move, mask, priors[0], priors[1],
-                      cfg[C_PW] != 0.0, rng):
+                      cfg.progressive_widening, rng):
             return NEED_SPACE
         value0, count = leaf_fn(state, rng, trace)
-        if rave:
+        if cfg.rave:
             for j in range(count):
                 seat = to_move if j % 2 == 0 else 1 - to_move
-                last_play[seat, trace[j]] = steps + j
-    backup(ints, floats, path, length, value0)
-    if rave:
-        backup_amaf(ints, floats, path, length, last_play, value0)
-    if cfg[C_MINIMAX] != 0.0:
-        backup_minimax(ints, floats, path, length)
-    if solver:
-        propagate_proof(ints, path, length)
+                last_play[seat, trace[j]] = length - 1 + j
+    back_up(ints, floats, cfg, path, length, value0, last_play)
     return RAN_ALL
 
 

@@ -22,9 +22,6 @@ from boardzoo.agents.mcts.fast import (
     seat0_value_of_proof,
 )
 from boardzoo.agents.mcts.rules import (
-    C_PW,
-    C_RAVE,
-    C_SOLVER,
     backup,
     backup_amaf,
     expand,
@@ -64,7 +61,7 @@ def run_generic(
     for done in range(simulations):
         if deadline > 0 and monotonic() > deadline:
             return done, OUT_OF_TIME
-        if cfg[C_SOLVER] and tree.ints[0, PROVEN] != UNKNOWN:
+        if cfg.solver and tree.ints[0, PROVEN] != UNKNOWN:
             return done, ROOT_PROVEN
         if _simulate(tree, cfg, model, root, rng, np_rng, forced_child) == NEED_SPACE:
             return done, NEED_SPACE
@@ -73,7 +70,7 @@ def run_generic(
 
 def _simulate(tree, cfg, model, root, rng, np_rng, forced_child) -> int:
     ints, floats = tree.ints, tree.floats
-    solver, rave = bool(cfg[C_SOLVER]), bool(cfg[C_RAVE])
+    solver, rave = cfg.solver, cfg.rave
     last_play = np.full((2, model.num_actions), -1, np.int64) if rave else None
     state, node, path = root, 0, [0]
     while not model.is_terminal(state) and ints[node, FIRST] != NOT_EXPANDED:
@@ -102,7 +99,7 @@ def _simulate(tree, cfg, model, root, rng, np_rng, forced_child) -> int:
         value0 = _seat0_value(model.playout(state, np_rng))
         values = np.zeros(model.num_actions)  # no heuristic values through a model
         if not expand(ints, floats, tree.meta, node, to_move, mask, priors, values,
-                      cfg[C_PW] != 0.0, rng):
+                      cfg.progressive_widening, rng):
             return NEED_SPACE
     path_array = np.asarray(path, dtype=np.int64)
     backup(ints, floats, path_array, len(path), value0)

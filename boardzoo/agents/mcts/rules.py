@@ -10,6 +10,7 @@ Values are per seat and zero-sum: a backed-up leaf value is ``value0``, the retu
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -41,25 +42,47 @@ from boardzoo.rng import uniform
 
 # selection kinds
 UCT, PUCT, GUMBEL = 0, 1, 2
-# config slots (a float64 array, so one argument carries every setting)
-(
-    C_KIND,
-    C_C,
-    C_FPU_MODE,
-    C_FPU_VALUE,
-    C_RAVE,
-    C_RAVE_K,
-    C_PW,
-    C_PW_C,
-    C_PW_ALPHA,
-    C_SOLVER,
-    C_GUMBEL_VISIT,
-    C_GUMBEL_SCALE,
-    C_MINIMAX,
-) = range(13)
-CONFIG_SIZE = 13
 # first-play urgency modes for PUCT: Q of an unvisited child is a constant, or its parent's Q
 FPU_CONSTANT, FPU_PARENT = 0, 1
+
+
+class SearchConfig(NamedTuple):
+    """Every setting the compiled search rules read, as one typed value (numba compiles a
+    NamedTuple as a struct, so the loops take it as one argument).
+
+    ``kind`` is UCT, PUCT or GUMBEL; ``c`` the exploration constant ([-1, 1] value scale);
+    ``fpu_mode``/``fpu_value`` the Q of unvisited children under PUCT (FPU_PARENT: the
+    parent's Q; FPU_CONSTANT: ``fpu_value``); ``rave``/``rave_k`` RAVE and its equal-weight
+    visit count; ``progressive_widening`` with ``pw_c * N ** pw_alpha`` children;
+    ``solver`` MCTS-Solver; ``gumbel_c_visit``/``gumbel_c_scale`` Gumbel's sigma;
+    ``implicit_minimax`` the alpha of implicit minimax backups (0: off).
+    """
+
+    kind: int = UCT
+    c: float = 1.0
+    fpu_mode: int = FPU_PARENT
+    fpu_value: float = 0.0
+    rave: bool = False
+    rave_k: float = 1000.0
+    progressive_widening: bool = False
+    pw_c: float = 2.0
+    pw_alpha: float = 0.5
+    solver: bool = True
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
+    implicit_minimax: float = 0.0
+
+    def typed(self) -> SearchConfig:
+        """The same settings with exact Python types (one numba specialisation for all)."""
+        return SearchConfig(
+            int(self.kind), float(self.c), int(self.fpu_mode), float(self.fpu_value),
+            bool(self.rave), float(self.rave_k), bool(self.progressive_widening),
+            float(self.pw_c), float(self.pw_alpha), bool(self.solver),
+            float(self.gumbel_c_visit), float(self.gumbel_c_scale),
+            float(self.implicit_minimax),
+        )
+
+
 PROVEN_VALUE = np.array([0.0, 1.0, -1.0, 0.0])  # by PROVEN code, mover's view
 
 
@@ -77,9 +100,9 @@ def rave_q(q, n, amaf_q, amaf_n, k):
 def widened_count(count, parent_n, cfg):
     """How many children (in prior order) progressive widening lets selection consider:
     ``ceil(pw_c * N_parent ** pw_alpha)``, at least 1, at most all."""
-    if cfg[C_PW] == 0.0:
+    if not cfg.progressive_widening:
         return count
-    allowed = int(math.ceil(cfg[C_PW_C] * max(parent_n, 1.0) ** cfg[C_PW_ALPHA]))
+    allowed = int(math.ceil(cfg.pw_c * max(parent_n, 1.0) ** cfg.pw_alpha))
     return max(1, min(count, allowed))
 
 
@@ -94,21 +117,21 @@ def node_q(ints, floats, node):
 def child_q(ints, floats, child, cfg, fpu_q):
     """Q of a child for its mover: the proven value if solved; else the mean value (``fpu_q``
     if unvisited), RAVE-blended if enabled, and mixed with the implicit minimax value as
-    ``(1 - alpha) Q + alpha V_minimax`` when ``alpha = cfg[C_MINIMAX] > 0``."""
-    if cfg[C_SOLVER] != 0.0 and ints[child, PROVEN] != UNKNOWN:
+    ``(1 - alpha) Q + alpha V_minimax`` when ``alpha = cfg.implicit_minimax > 0``."""
+    if cfg.solver and ints[child, PROVEN] != UNKNOWN:
         return PROVEN_VALUE[ints[child, PROVEN]]
     n = ints[child, VISITS]
     if n == 0:
         q = fpu_q
-        if cfg[C_RAVE] != 0.0 and floats[child, AMAF_N] > 0:
+        if cfg.rave and floats[child, AMAF_N] > 0:
             q = floats[child, AMAF_W] / floats[child, AMAF_N]
     else:
         q = floats[child, VALUE] / n
-        if cfg[C_RAVE] != 0.0:
+        if cfg.rave:
             amaf_n = floats[child, AMAF_N]
             amaf_q = floats[child, AMAF_W] / amaf_n if amaf_n > 0 else 0.0
-            q = rave_q(q, n, amaf_q, amaf_n, cfg[C_RAVE_K])
-    alpha = cfg[C_MINIMAX]
+            q = rave_q(q, n, amaf_q, amaf_n, cfg.rave_k)
+    alpha = cfg.implicit_minimax
     return q if alpha == 0.0 else (1.0 - alpha) * q + alpha * floats[child, MINIMAX]
 
 
@@ -116,12 +139,12 @@ def child_q(ints, floats, child, cfg, fpu_q):
 def first_play_q(ints, floats, node, cfg):
     """Q given to unvisited children under PUCT/Gumbel: a constant or the parent's Q (the
     parent's value for the side to move there, i.e. minus its own edge Q when seats alternate)."""
-    if cfg[C_FPU_MODE] == FPU_PARENT:
+    if cfg.fpu_mode == FPU_PARENT:
         if ints[node, VISITS] == 0:
             return 0.0
         q = node_q(ints, floats, node)
         return q if ints[node, MOVER] == ints[node, TO_MOVE] else -q
-    return cfg[C_FPU_VALUE]
+    return cfg.fpu_value
 
 
 @njit(cache=True)
@@ -139,9 +162,9 @@ def select_child(ints, floats, node, cfg):
     first = ints[node, FIRST]
     parent_n = max(ints[node, VISITS] - 1, 0)
     count = widened_count(ints[node, COUNT], parent_n + 1.0, cfg)
-    c = cfg[C_C]
-    solver, rave = cfg[C_SOLVER] != 0.0, cfg[C_RAVE] != 0.0
-    uct = cfg[C_KIND] == UCT
+    c = cfg.c
+    solver, rave = cfg.solver, cfg.rave
+    uct = cfg.kind == UCT
     log_n = math.log(max(parent_n, 1))
     sqrt_n = math.sqrt(parent_n)
     fpu_q = 0.0 if uct else first_play_q(ints, floats, node, cfg)
@@ -179,7 +202,7 @@ def completed_q(ints, floats, node, cfg, count):
             visited_pq += floats[child, PRIOR] * child_q(ints, floats, child, cfg, 0.0)
             max_n = max(max_n, n)
     mixed = visited_pq / visited_p if visited_p > 0 else first_play_q(ints, floats, node, cfg)
-    scale = (cfg[C_GUMBEL_VISIT] + max_n) * cfg[C_GUMBEL_SCALE]
+    scale = (cfg.gumbel_c_visit + max_n) * cfg.gumbel_c_scale
     out = np.empty(count)
     for k in range(count):
         child = first + k

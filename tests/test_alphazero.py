@@ -318,3 +318,18 @@ def test_make_agent_loads_the_shipped_tictactoe_checkpoint():
     env = tictactoe_v0.env()
     env.reset(options={"position": "XX.OO...."})
     assert agent.act(env) == 2  # X completes the top row
+
+
+def test_gumbel_root_time_limit_and_policy_work_through_the_network():
+    agent = make_agent("alphazero:checkpoint=tictactoe,selection='gumbel',simulations=64", seed=0)
+    env = tictactoe_v0.env()
+    env.reset(options={"position": "OO.XX...."})  # X to move: 5 wins, 2 blocks
+    result = agent.search(env)
+    assert result.action == 5 and 0 < result.simulations <= 64
+    assert result.policy.sum() == pytest.approx(1.0) and result.policy[5] == result.policy.max()
+    timed = make_agent("alphazero:checkpoint=tictactoe,time_limit=0.2", seed=0)
+    env.reset()
+    searched = timed.search(env)
+    assert searched.simulations > 10 and searched.seconds < 2.0
+    policy = timed.policy(env)
+    assert policy.shape == (9,) and policy.sum() == pytest.approx(1.0)

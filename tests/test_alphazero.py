@@ -333,3 +333,19 @@ def test_gumbel_root_time_limit_and_policy_work_through_the_network():
     assert searched.simulations > 10 and searched.seconds < 2.0
     policy = timed.policy(env)
     assert policy.shape == (9,) and policy.sum() == pytest.approx(1.0)
+
+
+def test_alphazero_without_a_checkpoint_plays_the_games_shipped_network():
+    import gymnasium as gym
+
+    import boardzoo  # noqa: F401  (registers the ids)
+    from boardzoo.agents.alphazero.agent import checkpoint_name
+
+    assert checkpoint_name(make_game("othello", board_size=6)) == "othello_6x6"
+    assert checkpoint_name(make_game("connect_four")) == "connect_four"
+    env = gym.make("boardzoo/TicTacToe-v0", opponent="alphazero:simulations=20", seat=1)
+    env.reset(seed=0)  # the network (X) has moved first
+    assert env.unwrapped.action_masks().sum() == 8
+    c4 = gym.make("boardzoo/ConnectFour-v0", opponent="alphazero", seat=1)
+    with pytest.raises(InvalidOptionError, match="no shipped AlphaZero network.*tictactoe"):
+        c4.reset(seed=0)

@@ -24,7 +24,7 @@ from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.wrappers.model import EnvModel, boardzoo_env
 
-__all__ = ["AlphaZeroAgent", "agent_from_spec"]
+__all__ = ["AlphaZeroAgent", "ShippedAlphaZero", "agent_from_spec", "checkpoint_name"]
 
 
 class AlphaZeroAgent(MCTSAgent):
@@ -130,15 +130,68 @@ class AlphaZeroAgent(MCTSAgent):
             self.batcher.cache.clear()
 
 
-def agent_from_spec(checkpoint: str | None = None, seed: int | None = None,
-                    **search_options: Any) -> AlphaZeroAgent:
-    """``make_agent("alphazero:checkpoint=NAME,...")``: a shipped checkpoint by name, or a
-    path; without one, the error lists the shipped names."""
-    if checkpoint is None:
-        from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
+def checkpoint_name(game: Game) -> str:
+    """The shipped checkpoint name for a game and its options: the game's name with its
+    default options, else with the board's size ("othello_6x6", "connect_four_5x6")."""
+    if game.key == type(game)().key:
+        return game.name
+    options = game.options
+    if "board_size" in options:
+        return f"{game.name}_{options['board_size']}x{options['board_size']}"
+    if "rows" in options and "columns" in options:
+        return f"{game.name}_{options['rows']}x{options['columns']}"
+    return f"{game.name}_" + "_".join(f"{k}{v}" for k, v in sorted(options.items()))
 
-        raise InvalidOptionError(
-            "alphazero needs checkpoint=NAME or a path; shipped: "
-            f"{', '.join(sorted(shipped_checkpoints())) or 'none'}"
-        )
+
+class ShippedAlphaZero:
+    """``make_agent("alphazero")`` without a checkpoint (the gym view's ``opponent=
+    "alphazero"``): plays each env with the shipped network for its game and board size,
+    loaded on first use; a game without one is an InvalidOptionError naming those that
+    exist."""
+
+    def __init__(self, seed: int | None = None, **search_options: Any):
+        self.seed = seed
+        self.search_options = search_options
+        self._agents: dict[tuple, AlphaZeroAgent] = {}
+
+    def agent_for(self, env: Any) -> AlphaZeroAgent:
+        raw = boardzoo_env(env)
+        if raw is None:
+            raise InvalidOptionError("the shipped AlphaZero networks play boardzoo envs only")
+        if raw.game.key not in self._agents:
+            from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
+
+            name = checkpoint_name(raw.game)
+            shipped = shipped_checkpoints()
+            if name not in shipped:
+                raise InvalidOptionError(
+                    f"no shipped AlphaZero network for {raw.game!r} (it would be named "
+                    f"{name!r}); shipped: {', '.join(sorted(shipped)) or 'none'}; or give "
+                    "checkpoint=PATH"
+                )
+            self._agents[raw.game.key] = AlphaZeroAgent.from_checkpoint(
+                name, seed=self.seed, **self.search_options)
+        return self._agents[raw.game.key]
+
+    def reseed(self, seed: int | None) -> None:
+        self.seed = seed
+        for agent in self._agents.values():
+            agent.reseed(seed)
+
+    def act(self, env: Any) -> int:
+        return self.agent_for(env).act(env)
+
+    def policy(self, env: Any) -> np.ndarray:
+        return self.agent_for(env).policy(env)
+
+    def search(self, env: Any):
+        return self.agent_for(env).search(env)
+
+
+def agent_from_spec(checkpoint: str | None = None, seed: int | None = None,
+                    **search_options: Any) -> AlphaZeroAgent | ShippedAlphaZero:
+    """``make_agent("alphazero:checkpoint=NAME,...")``: a shipped checkpoint by name, or a
+    path; without one, the shipped network of whatever game it is asked to play."""
+    if checkpoint is None:
+        return ShippedAlphaZero(seed=seed, **search_options)
     return AlphaZeroAgent.from_checkpoint(checkpoint, seed=seed, **search_options)

@@ -316,3 +316,17 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     sink = DirectorySink(tmp_path / "gated" / "games")
     assert [sink.get_game(r["id"]) for r in expected] == expected
     assert not (tmp_path / "gated" / "best.pt").exists()
+
+
+def test_two_worker_processes_store_every_game_once_with_logs(tmp_path):
+    """Self-play in two spawned processes; TensorBoard and CSV logs and the curve written."""
+    pytest.importorskip("tensorboard")
+    config = TrainConfig(**{**TINY, "iterations": 1, "workers": 2, "games_per_iteration": 8})
+    run = train("tictactoe", config, out=tmp_path / "w2", progress=False)
+    assert run.games == 8 and run.step == 3
+    assert DirectorySink(tmp_path / "w2" / "games").game_ids() == {
+        f"00001-{k:04d}" for k in range(8)}
+    assert list((tmp_path / "w2" / "tensorboard").glob("events.out.tfevents.*"))
+    assert (tmp_path / "w2" / "curve.png").stat().st_size > 1000
+    header = (tmp_path / "w2" / "log.csv").read_text().splitlines()[0].split(",")
+    assert {"iteration", "step", "loss", "policy_loss", "value_loss", "lr"} <= set(header)

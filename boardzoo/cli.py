@@ -141,9 +141,30 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--workers", type=int, default=None, help="self-play processes")
     training.add_argument("--seed", type=int, default=None)
     training.add_argument(
+        "--from-records", default=None, metavar="FILE",
+        help="labelled positions (JSON Lines, see boardzoo label) to train on before self-play",
+    )
+    training.add_argument("--supervised-steps", type=int, default=None,
+                          help="gradient steps of that warm start (default: ~4 passes)")
+    training.add_argument(
         "--backend", choices=["local"], default="local", help="where self-play runs"
     )
     _add_game_options(training)
+
+    label = commands.add_parser(
+        "label",
+        help="write solver-labelled positions for a supervised warm start",
+        description="Positions from boardzoo's own random Connect Four games (6x7), each move "
+        "solved exactly: the labels are every strictly optimal move and the result. Positions "
+        "in --exclude files (Pons' format, e.g. tests/data/connect4/*) are skipped, mirror "
+        "images included.",
+    )
+    label.add_argument("game", choices=["connect_four"], help="the game (its exact solver labels)")
+    label.add_argument("--positions", type=int, default=1000)
+    label.add_argument("--out", required=True, help="the JSON Lines file to write")
+    label.add_argument("--seed", type=int, default=0)
+    label.add_argument("--min-stones", type=int, default=14)
+    label.add_argument("--exclude", action="append", default=[], metavar="FILE")
 
     bench = commands.add_parser(
         "bench",
@@ -168,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_play(args)
         if args.command == "train":
             return run_train(args)
+        if args.command == "label":
+            return run_label(args)
         return run_bench(args)
     except BoardzooError as err:
         print(f"boardzoo {args.command}: error: {err}", file=sys.stderr)
@@ -283,7 +306,8 @@ def run_train(args: argparse.Namespace) -> int:
     torch.set_num_threads(1)
     values = TrainConfig.from_file(args.config).to_dict() if args.config else {}
     flags = {"minutes": args.minutes, "iterations": args.iterations, "workers": args.workers,
-             "seed": args.seed}
+             "seed": args.seed, "from_records": args.from_records,
+             "supervised_steps": args.supervised_steps}
     values.update({k: v for k, v in flags.items() if v is not None})
     if args.iterations is not None and args.minutes is None:
         values["minutes"] = None  # an iteration budget alone
@@ -298,6 +322,22 @@ def run_train(args: argparse.Namespace) -> int:
                 resume=resume)
     print(f"{run.iteration} iterations, {run.step} training steps, {run.games} games stored; "
           f"checkpoint {run.checkpoint}, curve {run.out / 'curve.png'}")
+    return 0
+
+
+def run_label(args: argparse.Namespace) -> int:
+    from rich.progress import track
+
+    from boardzoo.envs import make_game
+    from boardzoo.errors import InvalidOptionError
+    from boardzoo.training.labels import label_connect_four, pons_keys, write_labels
+
+    if args.positions < 1 or not 4 <= args.min_stones <= 40:
+        raise InvalidOptionError("--positions must be >= 1 and --min-stones in 4..40")
+    exclude = pons_keys(make_game("connect_four"), args.exclude)
+    labels = label_connect_four(args.positions, args.seed, args.min_stones, exclude)
+    count = write_labels(track(labels, total=args.positions, description="solving"), args.out)
+    print(f"{count} labelled positions in {args.out} ({len(exclude)} excluded positions)")
     return 0
 
 

@@ -59,6 +59,9 @@ class TrainConfig:
     temperature_moves: int = 8  # plies sampled from visits with T = 1, then greedy
     resign_threshold: float | None = None  # resign when the root value is below -threshold
     resign_check_fraction: float = 0.1  # games that never resign, to measure false positives
+    # supervised warm start (AlphaGo): labelled positions trained on before self-play
+    from_records: str | None = None  # a labelled-position JSON Lines file (training.labels)
+    supervised_steps: int | None = None  # None: ~4 passes over the labelled positions
     # learner
     replay_window: int = 20_000  # positions
     batch_size: int = 128

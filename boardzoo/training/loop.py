@@ -91,7 +91,7 @@ def train(
     learner = Learner(net, config)
     best = copy.deepcopy(net) if config.gating_games else None
     iteration, elapsed = 0, 0.0
-    if resume:
+    if resume and (out / "state.pt").exists():  # (killed before its first save: start over)
         iteration, elapsed = _load_state(out / "state.pt", learner, best)
     sink = sink or DirectorySink(out / "games")
     replay = ReplayBuffer(rules, config.replay_window)
@@ -99,6 +99,8 @@ def train(
         _add_iteration(replay, sink, _tasks(config, it))
     log = _read_log(out / "log.csv")
     writer = _tensorboard(out)
+    if config.from_records and iteration == 0 and not log:
+        log.append(_warm_start(rules, config, learner, out, best))
     started = time.monotonic() - elapsed
     with _progress_bar(progress, config) as bar:
         while _budget_left(config, iteration, time.monotonic() - started):
@@ -209,6 +211,28 @@ def _play_chunk(game: str, config: TrainConfig, weights: dict, tasks: list[GameT
     net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
     net.load_state_dict(weights)
     return play_games(net.eval(), rules, config, tasks, step)
+
+
+def _warm_start(rules: Game, config: TrainConfig, learner: Learner, out: Path,
+                best: AlphaZeroNet | None) -> dict:
+    """AlphaGo's first stage: supervised training on labelled positions (augmented), logged
+    as iteration 0 and saved, so a resumed run does not repeat it."""
+    from boardzoo.training.labels import load_labelled
+
+    positions = load_labelled(config.from_records, rules)
+    buffer = ReplayBuffer(rules, max(len(positions), config.batch_size))
+    buffer.add_positions(positions)
+    steps = config.supervised_steps or max(1, math.ceil(4 * len(positions) / config.batch_size))
+    start = time.monotonic()
+    parts = learner.train(buffer, steps, np.random.default_rng([config.seed, 0, 2]))
+    row = {"iteration": 0, "step": learner.step, "positions": len(positions),
+           "train_seconds": round(time.monotonic() - start, 2), "lr": learner.learning_rate(),
+           **{k: round(v, 5) for k, v in parts.items()}}
+    if best is not None:
+        best.load_state_dict(learner.net.state_dict())
+    _save_state(out, rules, learner, 0, 0.0, best)
+    _write_log(out / "log.csv", [row])
+    return row
 
 
 # ------------------------------------------------------------------------ measurements

@@ -64,6 +64,10 @@ class ReplayBuffer:
         self.games += 1
         return len(positions)
 
+    def add_positions(self, positions: list) -> None:
+        """Add ready-made positions (planes, mask, pi, z), e.g. labelled ones."""
+        self._positions.extend(positions)
+
     def sample(self, batch_size: int, rng: np.random.Generator, augment: bool = True):
         """A batch ``(planes [B, H, W, C], masks [B, A], pi [B, A], z [B])``; each position
         under a random symmetry of the game when ``augment``."""

@@ -1,0 +1,158 @@
+"""Labelled positions: the data of AlphaGo-style supervised warm starts, and the Connect Four
+solver as a labeller.
+
+A labelled-position file is JSON Lines, one position per line::
+
+    {"position": "4453", "policy": {"2": 0.5, "4": 0.5}, "value": 1.0}
+
+``position`` is the game's position text (``env.unwrapped.position()``), ``policy`` maps legal
+actions to target probabilities (normalised on loading), ``value`` is the result for the side
+to move in [-1, 1]. Nothing in such a file is executed; a malformed line is an error that names
+the line.
+
+Test positions must never become training data: :func:`canonical_key` identifies a position
+up to the game's symmetries (the augmentation would otherwise bring a mirrored test position
+back in), and the labeller skips every key it is given to exclude.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardzoo.envs.core import Game
+from boardzoo.envs.symmetry import symmetries
+from boardzoo.errors import CheckpointError
+
+__all__ = [
+    "canonical_key",
+    "label_connect_four",
+    "load_labelled",
+    "pons_keys",
+    "solver_label",
+    "write_labels",
+]
+
+
+def canonical_key(game: Game, state: np.ndarray) -> bytes:
+    """The same bytes for a position and each of its symmetric images (board and side to
+    move; move order does not matter)."""
+    cells = game.cells(state)[:, :, None]
+    boards = [sym.planes(cells).tobytes() for sym in symmetries(game)]
+    return bytes([game.to_play(state)]) + min(boards)
+
+
+def load_labelled(path: str | Path, game: Game) -> list[tuple]:
+    """The training positions (planes, mask, pi, z) of a labelled-position file."""
+    out = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise CheckpointError(f"labelled positions {str(path)!r} do not exist") from None
+    except UnicodeDecodeError:
+        raise CheckpointError(
+            f"{str(path)!r} is not a labelled-position (JSON Lines) file"
+        ) from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(_position(game, json.loads(line)))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+            raise CheckpointError(f"{str(path)!r} line {number}: {err}") from None
+    return out
+
+
+def _position(game: Game, entry: dict[str, Any]) -> tuple:
+    state = game.parse_position(entry["position"])
+    if game.is_terminal(state):
+        raise ValueError("the position is finished; label positions with a move to play")
+    mask = game.legal_mask(state)
+    pi = np.zeros(game.num_actions, np.float32)
+    for action, prob in entry["policy"].items():
+        index = game.check_action(state, int(action), mask)
+        if not 0 <= float(prob):
+            raise ValueError(f"policy probability {prob!r} is negative")
+        pi[index] = float(prob)
+    if pi.sum() <= 0:
+        raise ValueError("the policy puts no weight on any move")
+    value = float(entry["value"])
+    if not -1.0 <= value <= 1.0:
+        raise ValueError(f"value {value!r} is outside [-1, 1]")
+    seat = game.to_play(state)
+    return game.observe(state, seat), mask, pi / pi.sum(), value
+
+
+def solver_label(game: Game, state: np.ndarray, solve, time_limit: float | None) -> dict | None:
+    """The label of one position by an exact solver ``solve(state, time_limit)`` (a
+    :class:`~boardzoo.knowledge.Solution` or None): every strictly optimal move equally
+    likely, and the sign of the exact value; None when a solve runs out of budget."""
+    scores = {}
+    for action in game.legal_actions(state):
+        child = game.step(state, action)
+        if game.is_terminal(child):
+            scores[action] = float(game.returns(child)[game.to_play(state)]) * 1000
+            continue
+        solution = solve(child, time_limit)
+        if solution is None:
+            return None
+        same_mover = game.to_play(child) == game.to_play(state)
+        scores[action] = solution.value if same_mover else -solution.value
+    best = max(scores.values())
+    moves = [a for a, s in scores.items() if s == best]
+    return {"position": game.position(state), "policy": {str(a): 1 / len(moves) for a in moves},
+            "value": float(np.sign(best))}
+
+
+def pons_keys(game: Game, paths: Iterable[str | Path]) -> set[bytes]:
+    """Canonical keys of every position in Pons-format files (``moves score ...`` lines)."""
+    keys = set()
+    for path in paths:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                keys.add(canonical_key(game, game.parse_position(line.split()[0])))
+    return keys
+
+
+def label_connect_four(count: int, seed: int = 0, min_stones: int = 14,
+                       exclude: set[bytes] | None = None, time_limit: float | None = 2.0
+                       ) -> Iterator[dict]:
+    """``count`` labelled 6x7 Connect Four positions from boardzoo's own random games: one
+    position of at least ``min_stones`` stones per game, solved exactly (each move's value),
+    skipping positions (and their mirror images) in ``exclude`` and positions seen before."""
+    from boardzoo.envs import make_game
+    from boardzoo.knowledge.connect_four import solve
+
+    game = make_game("connect_four")
+    rng = np.random.default_rng(seed)
+    seen = set(exclude or ())
+    made = 0
+    while made < count:
+        state, stones = game.initial_state(), int(rng.integers(min_stones, 30))
+        for _ in range(stones):
+            if game.is_terminal(state):
+                break
+            state = game.step(state, int(rng.choice(game.legal_actions(state))))
+        key = canonical_key(game, state)
+        if game.is_terminal(state) or key in seen:
+            continue
+        label = solver_label(game, state, solve, time_limit)
+        if label is None:
+            continue
+        seen.add(key)
+        made += 1
+        yield label
+
+
+def write_labels(labels: Iterable[dict], path: str | Path) -> int:
+    """Write labels as JSON Lines (atomically); returns how many."""
+    from boardzoo.agents.alphazero.checkpoint import atomic_write_bytes
+
+    rows = [json.dumps(label, sort_keys=True) for label in labels]
+    atomic_write_bytes(path, ("\n".join(rows) + "\n").encode())
+    return len(rows)
+

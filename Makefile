@@ -8,7 +8,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
 
-.PHONY: arena test test-fast test-slow bench clean
+.PHONY: arena test typecheck test-fast test-slow bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -19,7 +19,11 @@ $(STAMP): pyproject.toml constraints.txt
 arena: $(STAMP)
 	$(VENV)/bin/boardzoo arena
 
-test: test-fast test-slow
+test: typecheck test-fast test-slow
+
+# mypy over the public modules listed in pyproject.toml ([tool.mypy] files)
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
 
 test-fast: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) -m pytest -m "not slow" -n $(PYTEST_WORKERS) -q

@@ -61,7 +61,7 @@ def scramble(x: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def below(rng: np.ndarray, n: int) -> int:
+def below(rng: np.ndarray, n: int) -> np.int64:
     """A uniform integer in ``[0, n)`` (``n >= 1``; the modulo bias is below 2**-40)."""
     return np.int64(next_u64(rng) % np.uint64(n))
 

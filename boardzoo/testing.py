@@ -20,10 +20,11 @@ from __future__ import annotations
 import pickle
 import warnings
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import gymnasium
 import numpy as np
+from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
 from boardzoo.agents.random import RandomAgent
@@ -70,10 +71,11 @@ def _require(condition: Any, message: str) -> None:
 
 def _env_fn(game_or_env: Any) -> EnvFn:
     """A factory of fresh envs for a registered name, a Game class or instance, or an env."""
+    game: Game
     if isinstance(game_or_env, str):
-        game = game_class(game_or_env)()
+        game = _with_default_options(game_class(game_or_env))
     elif isinstance(game_or_env, type) and issubclass(game_or_env, Game):
-        game = game_or_env()
+        game = _with_default_options(game_or_env)
     elif isinstance(game_or_env, Game):
         game = game_or_env
     elif isinstance(getattr(game_or_env, "unwrapped", None), BoardGameEnv):
@@ -84,6 +86,12 @@ def _env_fn(game_or_env: Any) -> EnvFn:
             f"got {game_or_env!r}"
         )
     return lambda: BoardGameEnv(game)
+
+
+def _with_default_options(cls: type[Game]) -> Game:
+    """The game with its default options (every option of a Game subclass has a default)."""
+    make: Callable[[], Game] = cls  # subclasses give every option a default
+    return make()
 
 
 def random_trajectory(env: BoardGameEnv, seed: int, plies: int | None = None) -> list[int]:
@@ -110,7 +118,7 @@ def check_random_playouts(env_fn: EnvFn, games: int = 100, seed: int = 0) -> Non
     positions round-trip at up to 40 plies of each of the first 20 games and at every end."""
     env = env_fn()
     game = env.game
-    space = env.observation_space("player_0")["observation"]
+    space = cast(spaces.Dict, env.observation_space("player_0"))["observation"]
     rng = np.random.default_rng(seed)
     for index in range(games):
         state, states = game.initial_state(), []
@@ -306,7 +314,7 @@ def check_pettingzoo_api(env_fn: EnvFn, num_cycles: int = 200) -> list[type[Warn
         from pettingzoo.test import api_test  # warns on import (pettingzoo 1.27)
 
         api_test(env_fn(), num_cycles=num_cycles)
-    return [type(w.message) for w in caught]
+    return [w.category for w in caught]
 
 
 def check_gymnasium(env_fn: EnvFn) -> None:
@@ -323,7 +331,7 @@ def check_gymnasium(env_fn: EnvFn) -> None:
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=3)
     _require(env.observation_space.contains(obs), "the gym view's observation is off its space")
-    mask = env.unwrapped.action_masks()
+    mask = cast(Any, env.unwrapped).action_masks()
     _require(mask.dtype == np.bool_ and mask.any(), "action_masks() is not a non-empty bool mask")
     _require(np.array_equal(info["action_mask"], mask.astype(np.int8)),
              "info['action_mask'] differs from action_masks()")

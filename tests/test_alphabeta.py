@@ -18,6 +18,8 @@ from numba import njit
 from boardzoo.agents import AGENTS, AlphaBetaAgent, make_agent
 from boardzoo.agents.alphabeta import SearchResult, _state_key
 from boardzoo.envs import connect_four_v0, gomoku_v0, nim_v0, othello_v0, tictactoe_v0
+from boardzoo.envs.gomoku import Gomoku
+from boardzoo.envs.tictactoe import TicTacToe
 from boardzoo.errors import GameOverError, InvalidOptionError
 
 DATA = Path(__file__).parent / "data"
@@ -180,7 +182,8 @@ def test_exact_search_reports_connect_four_scores():
 def test_generic_path_without_knowledge(monkeypatch):
     """With no knowledge module (state-hash keys, zero evaluation, +1/0/-1 values) the
     search still solves tic-tac-toe and blocks the only threat in Gomoku."""
-    monkeypatch.setattr("boardzoo.agents.alphabeta.knowledge_for", lambda name: None)
+    for game_class in (TicTacToe, Gomoku):
+        monkeypatch.setattr(game_class, "knowledge", None)
     agent = AlphaBetaAgent(depth=9, seed=0)
     for board, value, optimal in tictactoe_positions()[::50]:
         result = agent.search(at(tictactoe_v0.env, board))

@@ -99,6 +99,20 @@ def test_immediate_win_and_forced_loss():
     assert lost.value == -(22 - 5) and 0 <= lost.action < 7
 
 
+def test_a_solver_owns_its_table_and_solves_alike_after_release():
+    """The 40 MiB table belongs to a Solver: made on its first solve, freed by release();
+    a fresh solver, or the same one after release, gives the module solver's answers."""
+    own = knowledge.Solver()
+    position = GAME.parse_position("4455")
+    assert own._keys is None  # nothing allocated before the first solve
+    first = own.solve(position, None)
+    assert first == knowledge.solve(position, None) and first.value == 22 - 4
+    assert own._keys.nbytes + own._values.nbytes > 40 * 10**6
+    own.release()
+    assert own._keys is None and own.solve(position, None) == first
+    assert GAME.knowledge.solve == knowledge.SOLVER.solve  # what agents use
+
+
 def test_out_of_reach_and_unsupported_return_none():
     empty = GAME.initial_state()
     assert knowledge.solve(empty, None, max_nodes=5_000) is None

@@ -96,8 +96,9 @@ def _random_position(game: Othello, empties: int, seed: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------- the solver
-def test_knowledge_module_is_found_by_game_name():
-    assert knowledge_for("othello") is knowledge
+def test_the_game_declares_this_knowledge_and_the_name_lookup_finds_it():
+    assert GAME.knowledge is knowledge.KNOWLEDGE and GAME.knowledge.solve is solve
+    assert knowledge_for("othello").solve is knowledge.solve  # the older name-based shim
 
 
 @pytest.mark.parametrize("number", range(1, 20))

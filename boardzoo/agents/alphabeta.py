@@ -1,8 +1,8 @@
 """Alpha-beta search: a generic compiled negamax for every boardzoo game, plus exact solvers.
 
-:class:`AlphaBetaAgent` first asks the game's knowledge module (:mod:`boardzoo.knowledge`)
-for an exact solve; when there is none, or the position is out of the solver's reach, it
-runs a negamax alpha-beta search compiled with numba:
+:class:`AlphaBetaAgent` first asks the game's knowledge (``game.knowledge``, see
+:mod:`boardzoo.knowledge`) for an exact solve; when there is none, or the position is out of
+the solver's reach, it runs a negamax alpha-beta search compiled with numba:
 
 * iterative deepening: depth 1, 2, ... until ``depth`` or ``time_limit``; the best move of
   the last completed depth is played. The clock (:func:`boardzoo.clock.monotonic`) is read
@@ -10,15 +10,15 @@ runs a negamax alpha-beta search compiled with numba:
 * principal-variation search (null windows after the first move) on integer scores;
 * a transposition table in preallocated numpy arrays (``2**tt_bits`` entries, always
   replace, stamped with a search number so every search starts from an empty table), keyed
-  by the knowledge module's ``key_kernel``; a game without one gets a hash of its whole
+  by the knowledge's ``key_kernel``; a game without one gets a hash of its whole
   state array (correct, but slower, and transpositions that differ in move history, e.g.
   a stored move list, are not merged);
 * move ordering: the table's move, two killer moves per ply, the history heuristic, then a
   seeded random order, which is also how ``seed`` breaks ties among equal moves.
 
 Values are from the side to move's view. At the horizon the search scores a position with
-``evaluator`` if given, else the knowledge module's ``evaluate_kernel``, else 0 (each in
-(-1, 1)). A finished game scores its ``exact_value`` (knowledge module; else +1/0/-1),
+``evaluator`` if given, else the knowledge's ``evaluate_kernel``, else 0 (each in
+(-1, 1)). A finished game scores its ``exact_value`` (knowledge; else +1/0/-1),
 distance-adjusted so that the search prefers the fastest win and the slowest loss. A search
 whose leaves were all finished games is exact: it stops deepening and reports the value in
 the game's exact unit (Connect Four: Pons' score; Othello: final disc difference; other
@@ -39,7 +39,6 @@ clock starts.
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any, NamedTuple
 
 import numba
@@ -47,9 +46,9 @@ import numpy as np
 from numba import njit
 
 from boardzoo.clock import monotonic
-from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge import knowledge_for
+from boardzoo.knowledge import GameKnowledge
 from boardzoo.rng import scramble
 from boardzoo.wrappers.model import EnvModel
 
@@ -403,7 +402,7 @@ class AlphaBetaAgent:
     replacing the game's own evaluation. ``seed`` breaks ties among equal moves.
     ``tt_bits``: the transposition table has ``2**tt_bits`` entries (32 bytes each).
 
-    When ``solver`` is true (the default) and the game's knowledge module has ``solve``,
+    When ``solver`` is true (the default) and the game's knowledge has ``solve``,
     it is tried first with
     ``SOLVER_SHARE`` of the time limit (or, without a time limit, the solver's own
     deterministic budget); if it returns a solution, that is the answer (``exact=True``).
@@ -445,12 +444,13 @@ class AlphaBetaAgent:
         when the game is already over.
         """
         model = EnvModel(env)
+        game = _game_of(model)
         state = model.root()
         if model.is_terminal(state):
             raise GameOverError(
-                f"AlphaBetaAgent cannot move: the {model.game.name} game is already over"
+                f"AlphaBetaAgent cannot move: the {game.name} game is already over"
             )
-        knowledge = knowledge_for(model.game.name)
+        knowledge = game.knowledge
         started = monotonic()
         solved = self._try_solver(knowledge, state, started)
         if solved is not None:
@@ -462,10 +462,10 @@ class AlphaBetaAgent:
 
     # ------------------------------------------------------------------ internals
     def _try_solver(
-        self, knowledge: ModuleType | None, state: np.ndarray, started: float
+        self, knowledge: GameKnowledge | None, state: np.ndarray, started: float
     ) -> SearchResult | None:
-        """The knowledge module's exact solution as a result, or None."""
-        if not self.solver or knowledge is None or not hasattr(knowledge, "solve"):
+        """The game knowledge's exact solution as a result, or None."""
+        if not self.solver or knowledge is None or knowledge.solve is None:
             return None
         budget = None if self.time_limit is None else self.time_limit * SOLVER_SHARE
         solution = knowledge.solve(state, budget)
@@ -483,7 +483,7 @@ class AlphaBetaAgent:
         )
 
     def _alphabeta(
-        self, model: EnvModel, knowledge: ModuleType | None, state: np.ndarray, spent: float
+        self, model: EnvModel, knowledge: GameKnowledge | None, state: np.ndarray, spent: float
     ) -> SearchResult:
         """Iterative deepening until the depth, the time (less ``spent`` seconds already
         used by a solver) or an exact result is reached."""
@@ -590,12 +590,21 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _search_kernels(model: EnvModel, knowledge: ModuleType | None, evaluator: Any) -> tuple:
+def _game_of(model: EnvModel) -> Game:
+    """The boardzoo game behind ``model``; InvalidOptionError for another env (the search
+    runs compiled over a game's kernels)."""
+    if model.game is None:
+        raise InvalidOptionError("AlphaBetaAgent searches boardzoo envs only (compiled kernels)")
+    return model.game
+
+
+def _search_kernels(model: EnvModel, knowledge: GameKnowledge | None, evaluator: Any) -> tuple:
     """(legal, apply, key, evaluate, value) compiled functions for the search."""
-    game = model.game
+    game = _game_of(model)
 
     def pick(name: str, default: Any) -> Any:
-        return getattr(knowledge, name, default) if knowledge is not None else default
+        entry = getattr(knowledge, name) if knowledge is not None else None
+        return default if entry is None else entry
 
     evaluate = evaluator if evaluator is not None else pick("evaluate_kernel", _no_evaluation)
     return (
@@ -611,7 +620,7 @@ _COMPILED: dict[Any, Any] = {}
 
 
 def _compiled(function: Any) -> Any:
-    """``function`` as a numba dispatcher: a knowledge module may give ``exact_value`` as
+    """``function`` as a numba dispatcher: a game's knowledge may give ``exact_value`` as
     plain (numba-compatible) Python; it is compiled once per process."""
     if numba.config.DISABLE_JIT or isinstance(function, numba.core.dispatcher.Dispatcher):
         return function

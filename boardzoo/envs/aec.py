@@ -168,7 +168,7 @@ class BoardGameEnv(AECEnv):
         if self.render_mode == "rgb_array":
             return frame
         if self._window is None:
-            self._window = HumanWindow(self.metadata["name"])
+            self._window = HumanWindow(str(self.metadata["name"]))
         self._window.show(frame)
         return None
 
@@ -222,7 +222,7 @@ class BoardGameEnv(AECEnv):
         self._cumulative_rewards = dict(snapshot.cumulative_rewards)
         self.terminations = dict(snapshot.terminations)
         self.truncations = dict(snapshot.truncations)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
 
     @property
     def state_array(self) -> np.ndarray:

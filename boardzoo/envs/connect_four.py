@@ -36,7 +36,17 @@ from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.bitboard import popcount
-from boardzoo.envs.core import DRAW, HEADER, ONGOING, OUTCOME, PLY, TO_PLAY, Game, require
+from boardzoo.envs.core import (
+    DRAW,
+    HEADER,
+    ONGOING,
+    OUTCOME,
+    PLY,
+    TO_PLAY,
+    DeclaredKnowledge,
+    Game,
+    require,
+)
 from boardzoo.errors import IllegalActionError, InvalidPositionError
 from boardzoo.rng import below
 
@@ -270,6 +280,7 @@ class ConnectFour(Game):
     """Connect Four rules on a ``rows`` x ``columns`` board (see the module docstring)."""
 
     name = "connect_four"
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.connect_four:KNOWLEDGE")
     symmetry = "mirror"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)

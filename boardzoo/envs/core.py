@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import importlib
 from typing import Any, ClassVar
 
 import numpy as np
@@ -45,6 +46,7 @@ __all__ = [
     "P0_WINS",
     "P1_WINS",
     "DRAW",
+    "DeclaredKnowledge",
     "Game",
     "outcome_returns",
     "make_random_playout",
@@ -62,6 +64,25 @@ _RETURNS = np.array([[0.0, 0.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
 def outcome_returns(outcome: int) -> np.ndarray:
     """Returns per seat (shape ``[2]``: +1 win, 0 draw, -1 loss) for an outcome code."""
     return _RETURNS[outcome].copy()
+
+
+class DeclaredKnowledge:
+    """A game's knowledge named as ``"module:NAME"`` and imported on first use, so that a
+    game declares its knowledge without the rules importing search code (the layers point
+    one way: knowledge depends on rules). ``Game.knowledge`` then reads as the object."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._loaded: Any = None
+
+    def __get__(self, game: Any, owner: type | None = None) -> Any:
+        if self._loaded is None:
+            module, _, name = self.target.partition(":")
+            self._loaded = getattr(importlib.import_module(module), name)
+        return self._loaded
+
+    def __repr__(self) -> str:
+        return f"DeclaredKnowledge({self.target!r})"
 
 
 class Game(abc.ABC):
@@ -85,6 +106,9 @@ class Game(abc.ABC):
     #: filling float32 ``out`` (shape ``planes_shape``) from ``seat``'s view; vector envs
     #: call it for N boards in one compiled loop
     observe_kernel: ClassVar[Any] = None
+    #: what search knows about the game (:class:`boardzoo.knowledge.base.GameKnowledge`), or
+    #: None: an object, or ``DeclaredKnowledge("module:NAME")`` to import it on first use
+    knowledge: ClassVar[Any] = None
     #: renders draw pieces on the grid lines' crossings (Go, Gomoku) instead of in cells
     pieces_on_intersections: ClassVar[bool] = False
     #: characters for an empty cell and the pieces of player_0 and player_1 (ansi render)

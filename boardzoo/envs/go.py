@@ -58,7 +58,15 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY, Game, require
+from boardzoo.envs.core import (
+    ONGOING,
+    OUTCOME,
+    PLY,
+    TO_PLAY,
+    DeclaredKnowledge,
+    Game,
+    require,
+)
 from boardzoo.envs.go_board import (
     BLACK,
     BORDER,
@@ -248,6 +256,7 @@ class Go(Game):
     """Go rules (see the module docstring)."""
 
     name = "go"
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.go:KNOWLEDGE")
     symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)

@@ -36,7 +36,16 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY, TO_PLAY, Game, require
+from boardzoo.envs.core import (
+    DRAW,
+    ONGOING,
+    OUTCOME,
+    PLY,
+    TO_PLAY,
+    DeclaredKnowledge,
+    Game,
+    require,
+)
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError
 from boardzoo.rng import below
@@ -175,6 +184,7 @@ class Gomoku(Game):
     """
 
     name = "gomoku"
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.gomoku:KNOWLEDGE")
     symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)

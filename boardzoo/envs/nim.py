@@ -31,6 +31,7 @@ from boardzoo.envs.core import (
     P0_WINS,
     PLY,
     TO_PLAY,
+    DeclaredKnowledge,
     Game,
     make_random_playout,
     require,
@@ -92,6 +93,7 @@ class Nim(Game):
     """Nim with any number of heaps, a take limit or none, normal or misère play."""
 
     name = "nim"
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.nim:KNOWLEDGE")
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)
     playout_kernel = staticmethod(playout_kernel)

@@ -50,7 +50,18 @@ from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.bitboard import popcount
-from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, P0_WINS, P1_WINS, PLY, TO_PLAY, Game, require
+from boardzoo.envs.core import (
+    DRAW,
+    ONGOING,
+    OUTCOME,
+    P0_WINS,
+    P1_WINS,
+    PLY,
+    TO_PLAY,
+    DeclaredKnowledge,
+    Game,
+    require,
+)
 from boardzoo.errors import IllegalActionError, InvalidPositionError
 from boardzoo.rng import below, scramble
 
@@ -348,6 +359,7 @@ class Othello(Game):
     """Othello rules on a ``board_size`` x ``board_size`` board (see the module docstring)."""
 
     name = "othello"
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.othello:KNOWLEDGE")
     symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)

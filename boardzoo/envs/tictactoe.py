@@ -26,6 +26,7 @@ from boardzoo.envs.core import (
     OUTCOME,
     PLY,
     TO_PLAY,
+    DeclaredKnowledge,
     Game,
     make_random_playout,
     own_opponent_planes,
@@ -97,6 +98,7 @@ class TicTacToe(Game):
     """Tic-tac-toe rules (see the module docstring)."""
 
     name = "tictactoe"
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.tictactoe:KNOWLEDGE")
     symmetry = "dihedral"
     legal_mask_kernel = staticmethod(legal_mask_kernel)
     apply_kernel = staticmethod(apply_kernel)

@@ -1,55 +1,78 @@
-"""Game knowledge for search: heuristic evaluations, position keys, exact solvers.
+"""Game knowledge for search: heuristic evaluations, position keys, exact solvers, playout
+policies and the search settings measured strongest on each game.
 
-Agents are generic; what they know about a particular game comes from here. A game may have
-a module ``boardzoo.knowledge.<game name>`` that defines any of:
+Agents are generic; what they know about a game is declared on the game: ``game.knowledge``
+is a :class:`~boardzoo.knowledge.base.GameKnowledge` (or None), for boardzoo's games the
+``KNOWLEDGE`` record of ``boardzoo.knowledge.<game name>``, which the Game class names with
+``DeclaredKnowledge`` so the rules never import it. See :mod:`boardzoo.knowledge.base` for the
+contract (every entry optional; values from the side to move's view).
 
-``evaluate_kernel(state) -> float``
-    compiled (numba) heuristic value of a non-terminal state from the **side to move's**
-    view, strictly inside (-1, 1) (+1/-1 are reserved for proven wins/losses).
-``key_kernel(state) -> np.uint64``
-    compiled position key for transposition tables: equal positions (same board and side to
-    move, whatever the move order) give equal keys; collisions rare.
-``solve(state, time_limit: float | None) -> Solution | None``
-    exact solution when the position is within reach (None when it is not, or time ran out).
-``within_reach(state) -> bool``
-    a cheap test of whether ``solve`` is worth trying here (without it, agents always try).
-``MCTS_DEFAULTS``
-    a dict of the MCTS settings that measured strongest on this game (e.g.
-    ``{"selection": "puct", "evaluator": "heuristic"}``); ``MCTSAgent``'s "auto" defaults.
-``exact_value(state) -> int``
-    the exact result of a finished game in the game's own unit, from the view of the side to
-    move at that point (Connect Four: Pons' score, Othello: final disc difference).
-
-:func:`knowledge_for` returns that module, or None.
+:func:`knowledge_for` and :func:`try_solve` are the older name-based entry points, kept as
+thin shims over the declaration for code that still uses them.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+from types import SimpleNamespace
+from typing import Any
 
-from boardzoo.knowledge.base import Solution
+from boardzoo.knowledge.base import (
+    GameKnowledge,
+    Knowledge,
+    SearchDefaults,
+    Solution,
+    solve_within_reach,
+)
 
-__all__ = ["Solution", "knowledge_for", "try_solve"]
+__all__ = [
+    "GameKnowledge",
+    "Knowledge",
+    "SearchDefaults",
+    "Solution",
+    "knowledge_for",
+    "knowledge_of",
+    "solve_within_reach",
+    "try_solve",
+]
+
+#: the older module contract's names for the entries whose names changed
+_LEGACY_NAMES = {
+    "playout_kernel": "heuristic_playout_kernel",
+    "playout_trace_kernel": "heuristic_playout_trace_kernel",
+}
+_ENTRIES = ("evaluate_kernel", "key_kernel", "exact_value", "solve", "within_reach",
+            "playout_kernel", "playout_trace_kernel")
 
 
-def knowledge_for(game_name: str) -> ModuleType | None:
-    """The knowledge module of a game, or None if the game has none."""
-    try:
-        return importlib.import_module(f"boardzoo.knowledge.{game_name}")
-    except ModuleNotFoundError as err:
-        if err.name != f"boardzoo.knowledge.{game_name}":
-            raise
+def knowledge_of(game_name: str) -> GameKnowledge | None:
+    """The knowledge declared by the registered game ``game_name`` (None: none, or no such
+    game)."""
+    from boardzoo.envs.registry import GAMES  # knowledge sits above the rules
+
+    game_class = GAMES.get(game_name)
+    return None if game_class is None else game_class.knowledge
+
+
+def knowledge_for(game_name: str) -> Any:
+    """Shim: the game's declared knowledge under the names of the old knowledge-module
+    contract (``evaluate_kernel``, ``key_kernel``, ``exact_value``, ``solve``,
+    ``within_reach``, ``heuristic_playout_kernel``, ``heuristic_playout_trace_kernel``,
+    ``MCTS_DEFAULTS``), with only the entries the game has as attributes (so ``hasattr``
+    tests keep their meaning); None for a game without knowledge. New code reads
+    ``game.knowledge``."""
+    knowledge = knowledge_of(game_name)
+    if knowledge is None:
         return None
+    entries = {_LEGACY_NAMES.get(name, name): getattr(knowledge, name) for name in _ENTRIES
+               if getattr(knowledge, name, None) is not None}
+    defaults = knowledge.search_defaults.recommended()
+    if defaults:
+        entries["MCTS_DEFAULTS"] = defaults
+    return SimpleNamespace(**entries)
 
 
-def try_solve(game_name: str, state, time_limit: float | None) -> Solution | None:
-    """The game's exact solution of ``state`` if it has a solver, the position is within its
-    reach, and the solver finishes within ``time_limit`` seconds (None: its own budget)."""
-    knowledge = knowledge_for(game_name)
-    if knowledge is None or not hasattr(knowledge, "solve"):
-        return None
-    within_reach = getattr(knowledge, "within_reach", None)
-    if within_reach is not None and not within_reach(state):
-        return None
-    return knowledge.solve(state, time_limit)
+def try_solve(game_name: str, state: Any, time_limit: float | None) -> Solution | None:
+    """Shim over :func:`solve_within_reach` for a game named ``game_name``: its exact solution
+    of ``state`` if it has a solver, the position is within its reach, and the solver
+    finishes within ``time_limit`` seconds (None: its own budget)."""
+    return solve_within_reach(knowledge_of(game_name), state, time_limit)

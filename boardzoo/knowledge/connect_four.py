@@ -8,10 +8,11 @@ faster win scores more), a loss the negative of the winner's score. On 6x7 the r
 The solver (:func:`solve`, standard 6x7 board only) follows Pons' tutorial
 (blog.gamesolver.org, parts 1-12, without the opening book): negamax over the bitboards of
 :mod:`boardzoo.envs.connect_four`, null-window searches that bisect the score range, a
-transposition table of upper and lower bounds (2**23 entries, 40 MiB, allocated on first
-use and kept for the process: its entries are exact bounds of positions, valid in every
-later solve), moves that hand the opponent an immediate win pruned, and the other moves
-tried in order of the number of winning cells they create, centre columns first on ties.
+transposition table of upper and lower bounds (2**23 entries, 40 MiB, owned by a
+:class:`Solver`: made on its first solve, freed by ``release()``; a salt per solve keeps
+solves independent of each other), moves that hand the opponent an immediate win pruned,
+and the other moves tried in order of the number of winning cells they create, centre
+columns first on ties.
 
 "Within reach" policy: :func:`solve` always attempts the position and gives up (returns
 None) when ``time_limit`` seconds or ``max_nodes`` nodes are spent. With no ``time_limit``
@@ -39,14 +40,18 @@ from boardzoo.envs.connect_four import (
 )
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY
 from boardzoo.knowledge import Solution
+from boardzoo.knowledge.base import Knowledge
 
 __all__ = [
+    "KNOWLEDGE",
     "DEFAULT_MAX_NODES",
     "key_kernel",
     "evaluate_kernel",
     "exact_value",
     "solve",
     "solve_position",
+    "Solver",
+    "SOLVER",
 ]
 
 #: node budget of :func:`solve` when it has no time limit (about 0.3 s of search)
@@ -343,35 +348,59 @@ def _solve(current, mask, keys, values, stats, seconds):
     return column, score
 
 
-_table: list = []  # [keys, values, solves so far]
+class Solver:
+    """The exact 6x7 solver with its transposition table (32-bit key checks and bound bytes,
+    about 40 MiB), which it owns: made on the first solve, dropped by :meth:`release` or with
+    the solver. Every solve xors its own salt into the keys, so entries of earlier solves are
+    invisible to it (as if the table were cleared, at no cost) and a solve's result never
+    depends on what was solved before. ``KNOWLEDGE.solve`` is the module's one instance."""
+
+    def __init__(self) -> None:
+        self._keys: np.ndarray | None = None
+        self._values: np.ndarray | None = None
+        self._solves = 0
+
+    def release(self) -> None:
+        """Free the table (the next solve makes a new one)."""
+        self._keys = self._values = None
+
+    def solve_position(self, current: np.uint64, mask: np.uint64,
+                       time_limit: float | None = None,
+                       max_nodes: int | None = None) -> Solution | None:
+        """Solve the 6x7 position given by Pons' bitboards (the side to move has no four and
+        the game is not over). Returns ``Solution(column, score, nodes)``, or None when
+        ``time_limit`` seconds or ``max_nodes`` nodes run out (see the module docstring)."""
+        if time_limit is None and max_nodes is None:
+            max_nodes = DEFAULT_MAX_NODES
+        if self._keys is None or self._values is None:
+            self._keys = np.zeros(_TABLE_SIZE, np.uint32)
+            self._values = np.zeros(_TABLE_SIZE, np.int8)
+        self._solves += 1
+        salt = (self._solves * 0x9E3779B97F4A7C15) % (1 << 62)
+        budget = np.iinfo(np.int64).max if max_nodes is None else max_nodes
+        stats = np.array([0, 0, budget, salt], dtype=np.int64)
+        seconds = np.inf if time_limit is None else float(time_limit)
+        column, score = _solve(np.uint64(current), np.uint64(mask), self._keys, self._values,
+                               stats, seconds)
+        if stats[_ABORTED]:
+            return None
+        return Solution(int(column), int(score), int(stats[_NODES]))
+
+    def solve(self, state: np.ndarray, time_limit: float | None = None,
+              max_nodes: int | None = None) -> Solution | None:
+        """Exact solution of a Connect Four state: the strictly optimal column (action) and
+        Pons' score from the side to move's view. None for a finished game, a board other
+        than 6x7, or when the budget runs out (``time_limit`` seconds; without one,
+        ``max_nodes``, default :data:`DEFAULT_MAX_NODES`)."""
+        if state[OUTCOME] != ONGOING or (int(state[ROWS]), int(state[COLUMNS])) != (_H, _W):
+            return None
+        return self.solve_position(state[CURRENT], state[MASK], time_limit, max_nodes)
 
 
-def _transposition_table() -> tuple[np.ndarray, np.ndarray, int]:
-    """The process-wide solver table (32-bit key checks, bound bytes), made on first use, and
-    a fresh salt: every solve xors its own salt into the keys, so entries of earlier solves
-    are invisible to it (as if the table were cleared, at no cost) and a solve's result never
-    depends on what the process solved before."""
-    if not _table:
-        _table.extend([np.zeros(_TABLE_SIZE, np.uint32), np.zeros(_TABLE_SIZE, np.int8), 0])
-    _table[2] += 1
-    return _table[0], _table[1], (_table[2] * 0x9E3779B97F4A7C15) % (1 << 62)
-
-
-def solve_position(current: np.uint64, mask: np.uint64, time_limit: float | None = None,
-                   max_nodes: int | None = None) -> Solution | None:
-    """Solve the 6x7 position given by Pons' bitboards (the side to move has no four and the
-    game is not over). Returns ``Solution(column, score, nodes)``, or None when
-    ``time_limit`` seconds or ``max_nodes`` nodes run out (see the module docstring)."""
-    if time_limit is None and max_nodes is None:
-        max_nodes = DEFAULT_MAX_NODES
-    keys, values, salt = _transposition_table()
-    budget = np.iinfo(np.int64).max if max_nodes is None else max_nodes
-    stats = np.array([0, 0, budget, salt], dtype=np.int64)
-    seconds = np.inf if time_limit is None else float(time_limit)
-    column, score = _solve(np.uint64(current), np.uint64(mask), keys, values, stats, seconds)
-    if stats[_ABORTED]:
-        return None
-    return Solution(int(column), int(score), int(stats[_NODES]))
+SOLVER = Solver()
+"""The solver behind ``KNOWLEDGE.solve`` (and :func:`solve`, :func:`solve_position`)."""
+solve = SOLVER.solve
+solve_position = SOLVER.solve_position
 
 
 REACH_STONES = 14
@@ -386,12 +415,11 @@ def within_reach(state: np.ndarray) -> bool:
             and int(state[PLY]) >= REACH_STONES)
 
 
-def solve(state: np.ndarray, time_limit: float | None = None,
-          max_nodes: int | None = None) -> Solution | None:
-    """Exact solution of a Connect Four state: the strictly optimal column (action) and
-    Pons' score from the side to move's view. None for a finished game, a board other
-    than 6x7, or when the budget runs out (``time_limit`` seconds; without one,
-    ``max_nodes``, default :data:`DEFAULT_MAX_NODES`)."""
-    if state[OUTCOME] != ONGOING or (int(state[ROWS]), int(state[COLUMNS])) != (_H, _W):
-        return None
-    return solve_position(state[CURRENT], state[MASK], time_limit, max_nodes)
+#: what search knows about this game (declared on the Game as its ``knowledge``)
+KNOWLEDGE = Knowledge(
+    key_kernel=key_kernel,
+    evaluate_kernel=evaluate_kernel,
+    exact_value=exact_value,
+    solve=solve,
+    within_reach=within_reach,
+)

@@ -92,9 +92,11 @@ from boardzoo.envs.go_board import (
     to_point,
     zobrist_keys,
 )
+from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.rng import below
 
 __all__ = [
+    "KNOWLEDGE",
     "RADIUS",
     "CLAIM",
     "key_kernel",
@@ -374,7 +376,20 @@ def heuristic_playout_trace_kernel(state, rng, trace):
     return moves_since(state, start, trace)
 
 
-MCTS_DEFAULTS = {"rollout": "heuristic"}
-"""MCTSAgent's "auto" setting here: the capture/atari playout, which scored 0.77
-[0.68, 0.84] over 100 games against the plain eye-respecting playout (7x7, komi 9, 1000
-simulations)."""
+#: what search knows about this game (declared on the Game as its ``knowledge``); the
+#: search defaults are what MCTSAgent's "auto" settings apply, with the evidence
+KNOWLEDGE = Knowledge(
+    evaluate_kernel=evaluate_kernel,
+    key_kernel=key_kernel,
+    exact_value=exact_value,
+    playout_kernel=heuristic_playout_kernel,
+    playout_trace_kernel=heuristic_playout_trace_kernel,
+    search_defaults=SearchDefaults(
+        rollout="heuristic",
+        evidence=(
+            "the capture/atari playout, which scored 0.77 [0.68, 0.84] over 100 games "
+            "against the plain eye-respecting playout (7x7, komi 9, 1000 simulations)."
+        ),
+    ),
+)
+

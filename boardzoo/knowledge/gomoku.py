@@ -55,9 +55,11 @@ from boardzoo.envs.gomoku import (
     apply_kernel,
     moves_since,
 )
+from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.rng import below, uniform
 
 __all__ = [
+    "KNOWLEDGE",
     "NEAR_DISTANCE",
     "NEAR_PROBABILITY",
     "key_kernel",
@@ -332,6 +334,20 @@ def heuristic_playout_trace_kernel(state, rng, trace):
     return moves_since(state, start, trace)
 
 
-MCTS_DEFAULTS = {"rollout": "heuristic"}
-"""MCTSAgent's "auto" setting here: the win/block/near-stones playout, which scored 0.76
-[0.67, 0.83] over 100 games against uniform playouts (9x9, 1000 simulations)."""
+#: what search knows about this game (declared on the Game as its ``knowledge``); the
+#: search defaults are what MCTSAgent's "auto" settings apply, with the evidence
+KNOWLEDGE = Knowledge(
+    evaluate_kernel=evaluate_kernel,
+    key_kernel=key_kernel,
+    exact_value=exact_value,
+    playout_kernel=heuristic_playout_kernel,
+    playout_trace_kernel=heuristic_playout_trace_kernel,
+    search_defaults=SearchDefaults(
+        rollout="heuristic",
+        evidence=(
+            "the win/block/near-stones playout, which scored 0.76 [0.67, 0.83] over 100 "
+            "games against uniform playouts (9x9, 1000 simulations)."
+        ),
+    ),
+)
+

@@ -13,8 +13,9 @@ from numba import njit
 
 from boardzoo.envs.core import TO_PLAY
 from boardzoo.envs.nim import HEAPS, MISERE, NUM_HEAPS, TAKE_LIMIT
+from boardzoo.knowledge.base import Knowledge
 
-__all__ = ["key_kernel", "evaluate_kernel", "grundy_value"]
+__all__ = ["KNOWLEDGE", "key_kernel", "evaluate_kernel", "grundy_value"]
 
 #: evaluation of a won / lost normal-play position (exact sign, inside (-1, 1) as required)
 CERTAIN = 0.9
@@ -47,3 +48,7 @@ def evaluate_kernel(state):
     if state[MISERE]:
         return 0.0
     return CERTAIN if grundy_value(state) != 0 else -CERTAIN
+
+
+#: what search knows about this game (declared on the Game as its ``knowledge``)
+KNOWLEDGE = Knowledge(key_kernel=key_kernel, evaluate_kernel=evaluate_kernel)

@@ -61,6 +61,7 @@ from boardzoo.envs.othello import (
     position_key,
     store_playout_end,
 )
+from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.knowledge.othello_solver import REACH_EMPTIES, solve, within_reach
 from boardzoo.knowledge.othello_squares import (
     BOARD,
@@ -84,6 +85,7 @@ from boardzoo.knowledge.othello_squares import (
 from boardzoo.rng import below
 
 __all__ = [
+    "KNOWLEDGE",
     "REACH_EMPTIES",
     "key_kernel",
     "evaluate_kernel",
@@ -238,11 +240,26 @@ def heuristic_playout_kernel(state, rng):
     return store_playout_end(state, player, opponent, seat, plies)
 
 
-MCTS_DEFAULTS = {"selection": "puct", "evaluator": "heuristic", "implicit_minimax": 0.5}
-"""MCTSAgent's "auto" setting here: PUCT guided by the evaluation (priors and leaf values)
-with implicit minimax backups. Against AlphaBetaAgent at equal time (40 games at 0.1 s per
-move, 20 at 1 s), with the exact solver at the root: alpha 0.5 scored 0.775 [0.63, 0.88] and
-0.65 [0.43, 0.82]; alpha 0.3: 0.55, alpha 0.7: 0.61, no minimax: 0.55-0.575 and 0.40; UCT with
-random or heuristic playouts: 0.0-0.1."""
+#: what search knows about this game (declared on the Game as its ``knowledge``); the
+#: search defaults are what MCTSAgent's "auto" settings apply, with the evidence
+KNOWLEDGE = Knowledge(
+    evaluate_kernel=evaluate_kernel,
+    key_kernel=key_kernel,
+    exact_value=exact_value,
+    solve=solve,
+    within_reach=within_reach,
+    playout_kernel=heuristic_playout_kernel,
+    search_defaults=SearchDefaults(
+        selection="puct", evaluator="heuristic", implicit_minimax=0.5,
+        evidence=(
+            "PUCT guided by the evaluation (priors and leaf values) with implicit minimax "
+            "backups. Against AlphaBetaAgent at equal time (40 games at 0.1 s per move, 20 "
+            "at 1 s), with the exact solver at the root: alpha 0.5 scored 0.775 [0.63, "
+            "0.88] and 0.65 [0.43, 0.82]; alpha 0.3: 0.55, alpha 0.7: 0.61, no minimax: "
+            "0.55-0.575 and 0.40; UCT with random or heuristic playouts: 0.0-0.1."
+        ),
+    ),
+)
+
 
 

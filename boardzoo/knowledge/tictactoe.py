@@ -10,8 +10,9 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.core import HEADER
+from boardzoo.knowledge.base import Knowledge
 
-__all__ = ["key_kernel"]
+__all__ = ["KNOWLEDGE", "key_kernel"]
 
 
 @njit(cache=True)
@@ -22,3 +23,7 @@ def key_kernel(state):
     for cell in range(9):
         key = key * 3 + np.int64(state[HEADER + cell])
     return np.uint64(key)
+
+
+#: what search knows about this game (declared on the Game as its ``knowledge``)
+KNOWLEDGE = Knowledge(key_kernel=key_kernel)

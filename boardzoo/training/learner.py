@@ -25,6 +25,7 @@ class Learner:
         self.device = next(net.parameters()).device
         self.step = 0
         self.progress = 0.0
+        self.optimizer: torch.optim.Optimizer
         if config.optimizer == "adam":
             self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
         else:
@@ -47,10 +48,12 @@ class Learner:
         totals: dict[str, float] = {}
         for _ in range(steps):
             planes, masks, pis, zs = replay.sample(self.config.batch_size, rng)
-            tensors = [torch.from_numpy(x).to(self.device) for x in (planes, masks, pis, zs)]
+            planes_t, masks_t, pis_t, zs_t = (torch.from_numpy(x).to(self.device)
+                                              for x in (planes, masks, pis, zs))
             for group in self.optimizer.param_groups:
                 group["lr"] = self.learning_rate()
-            loss, parts = alphazero_loss(self.net, *tensors, l2=self.config.l2)
+            loss, parts = alphazero_loss(self.net, planes_t, masks_t, pis_t, zs_t,
+                                         l2=self.config.l2)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             self.optimizer.step()

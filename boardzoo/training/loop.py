@@ -219,7 +219,7 @@ def _warm_start(rules: Game, config: TrainConfig, learner: Learner, out: Path,
     as iteration 0 and saved, so a resumed run does not repeat it."""
     from boardzoo.training.labels import load_labelled
 
-    positions = load_labelled(config.from_records, rules)
+    positions = load_labelled(str(config.from_records), rules)
     buffer = ReplayBuffer(rules, max(len(positions), config.batch_size))
     buffer.add_positions(positions)
     steps = config.supervised_steps or max(1, math.ceil(4 * len(positions) / config.batch_size))

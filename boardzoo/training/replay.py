@@ -72,8 +72,9 @@ class ReplayBuffer:
         """A batch ``(planes [B, H, W, C], masks [B, A], pi [B, A], z [B])``; each position
         under a random symmetry of the game when ``augment``."""
         picks = rng.integers(len(self._positions), size=batch_size)
-        planes, masks, pis, zs = zip(*(self._positions[int(i)] for i in picks), strict=True)
-        planes, masks, pis = np.stack(planes), np.stack(masks), np.stack(pis)
+        rows_of = list(zip(*(self._positions[int(i)] for i in picks), strict=True))
+        planes, masks, pis = np.stack(rows_of[0]), np.stack(rows_of[1]), np.stack(rows_of[2])
+        zs = rows_of[3]
         if augment and len(self._symmetries) > 1:
             which = rng.integers(len(self._symmetries), size=batch_size)
             for k, sym in enumerate(self._symmetries[1:], start=1):

@@ -150,8 +150,12 @@ class EnvModel:
 class GameModel(EnvModel):
     """Fast path: boardzoo envs. A state is the game's flat state array."""
 
+    game: Game
+
     def __init__(self, env: Any):
         raw = boardzoo_env(env)
+        if raw is None:
+            raise InvalidOptionError(f"GameModel needs a boardzoo env, got {type(env).__name__}")
         self.env = raw
         self.game = raw.game
         self.num_actions = self.game.num_actions

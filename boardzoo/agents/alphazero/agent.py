@@ -17,7 +17,7 @@ import numpy as np
 from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator, pick_device
 from boardzoo.agents.mcts.agent import MCTSAgent
-from boardzoo.agents.mcts.batched import SearchJob
+from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.tree import ACTION, VISITS, Tree
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
@@ -39,6 +39,8 @@ class AlphaZeroAgent(MCTSAgent):
         exact_solver, unvisited_q, gumbel_actions, batch_size, cache_size, seed: as for
             :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
     """
+
+    batcher: LeafBatcher  # always there: the network is the evaluator
 
     def __init__(
         self,
@@ -133,7 +135,9 @@ class AlphaZeroAgent(MCTSAgent):
 def checkpoint_name(game: Game) -> str:
     """The shipped checkpoint name for a game and its options: the game's name with its
     default options, else with the board's size ("othello_6x6", "connect_four_5x6")."""
-    if game.key == type(game)().key:
+    from boardzoo.envs import make_game
+
+    if game.key == make_game(game.name).key:
         return game.name
     options = game.options
     if "board_size" in options:

@@ -115,7 +115,7 @@ def alphazero_loss(
     log_p = torch.log_softmax(logits.masked_fill(~masks, ILLEGAL_LOGIT), dim=-1)
     policy_loss = -(target_policy * log_p).sum(-1).mean()
     value_loss = ((target_value - values) ** 2).mean()
-    l2_term = sum((p * p).sum() for p in net.parameters())
+    l2_term = torch.stack([(p * p).sum() for p in net.parameters()]).sum()
     loss = value_loss + policy_loss + l2 * l2_term
     parts = {"loss": float(loss.detach()), "value_loss": float(value_loss.detach()),
              "policy_loss": float(policy_loss.detach()), "l2": float(l2_term.detach())}

@@ -259,8 +259,8 @@ class LeafBatcher:
         missing = []
         for k, (model, state) in enumerate(zip(models, states, strict=True)):
             if self.cache is not None and isinstance(model, GameModel):
-                keys[k] = state.tobytes()
-                hit = self.cache.get(keys[k])
+                key = keys[k] = state.tobytes()
+                hit = self.cache.get(key)
                 if hit is not None:
                     priors[k], values[k] = hit
                     self.stats.cache_hits += 1
@@ -277,8 +277,9 @@ class LeafBatcher:
             raw_values = np.asarray(raw_values, dtype=np.float64).reshape(-1)
             for j, k in enumerate(missing):
                 priors[k], values[k] = new_priors[j], raw_values[j]
-                if keys[k] is not None:
-                    self.cache.put(keys[k], new_priors[j], float(raw_values[j]))
+                key = keys[k]
+                if key is not None and self.cache is not None:
+                    self.cache.put(key, new_priors[j], float(raw_values[j]))
         return priors, values, masks
 
 

@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from boardzoo.errors import BoardzooError
 
@@ -22,13 +22,24 @@ DEFAULT_ARENA_AGENTS = (
 )
 
 
-def _option_value(text: str) -> tuple[str, Any]:
-    from boardzoo.agents import parse_agent_spec
+def _option_value(text: str) -> tuple[str, str]:
+    """``--option KEY=VALUE``: the text is converted later by the game option's type."""
+    from boardzoo.options import split_assignment
 
-    _, options = parse_agent_spec(f"x:{text}")
-    if len(options) != 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected key=value")
-    return next(iter(options.items()))
+    try:
+        return split_assignment(text)
+    except BoardzooError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _game_options(game: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """``--option`` texts as typed game options (``heaps=3,4,5``, ``misere=false``), checked."""
+    from boardzoo.envs import game_class, make_game
+    from boardzoo.options import check_options
+
+    options = check_options(game_class(game), dict(pairs), game, from_text=True)
+    make_game(game, **options)  # ranges and combinations
+    return options
 
 
 def _add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +49,8 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
         type=_option_value,
         default=[],
         metavar="KEY=VALUE",
-        help="game option, repeatable, e.g. --option board_size=7",
+        help="game option, repeatable, e.g. --option board_size=7, --option heaps=3,4,5, "
+        "--option misere=true",
     )
 
 
@@ -215,7 +227,7 @@ def run_arena(args: argparse.Namespace) -> int:
     from boardzoo.arena import tournament
     from boardzoo.store import ResultsStore
 
-    game, agents, formats = _checked_arena_arguments(args)
+    game, options, agents, formats = _checked_arena_arguments(args)
     out = Path(args.out) / game
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
@@ -226,7 +238,7 @@ def run_arena(args: argparse.Namespace) -> int:
             f"{args.workers} worker(s); games stored in {store_path} (a rerun resumes)"
         )
         with console.status("compiling kernels (first run only)..."):
-            _warm_up(game, dict(args.option), agents.values())
+            _warm_up(game, options, agents.values())
         columns = (
             TextColumn("{task.description}"),
             BarColumn(),
@@ -241,7 +253,7 @@ def run_arena(args: argparse.Namespace) -> int:
                 games_per_pair=args.games,
                 seed=args.seed,
                 opening_plies=args.opening_plies,
-                game_options=dict(args.option),
+                game_options=options,
                 store=store,
                 workers=args.workers,
                 progress=lambda n: progress.advance(task, n),
@@ -254,16 +266,22 @@ def run_arena(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checked_arena_arguments(args: argparse.Namespace) -> tuple[str, dict[str, Any], list[str]]:
+class _ArenaRun(NamedTuple):
+    game: str
+    options: dict[str, Any]
+    agents: dict[str, Any]
+    formats: list[str]
+
+
+def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     """Every arena argument checked before anything is printed: the game and its options,
     the counts, the agents (built here) and the export formats."""
     from boardzoo.agents import make_agent
     from boardzoo.arena import EXPORT_FORMATS
-    from boardzoo.envs import make_game
     from boardzoo.errors import InvalidOptionError
 
     game = args.game or DEFAULT_GAME
-    make_game(game, **dict(args.option))
+    options = _game_options(game, args.option)
     for flag, value, least in (("--games", args.games, 1), ("--workers", args.workers, 1),
                                ("--opening-plies", args.opening_plies, 0)):
         if value < least:
@@ -282,7 +300,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> tuple[str, dict[str, A
     }
     if len(agents) < 2:
         raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
-    return game, agents, formats
+    return _ArenaRun(game, options, agents, formats)
 
 
 def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:
@@ -357,7 +375,7 @@ def run_play(args: argparse.Namespace) -> int:
     from boardzoo.agents import make_agent
     from boardzoo.envs import make_env
 
-    env = make_env(args.game, render_mode="ansi", **dict(args.option))
+    env = make_env(args.game, render_mode="ansi", **_game_options(args.game, args.option))
     opponent = make_agent(args.opponent, seed=args.seed)
     env.reset(seed=args.seed)
     human = f"player_{args.seat}"
@@ -402,7 +420,7 @@ def _ask_move(env: Any) -> int | None:
             env.game.check_action(env.state_array, action)
             return action
         except IllegalActionError as err:
-            print(f"{err}\nlegal moves: {' '.join(legal)}")
+            print(f"{err} ('help' lists every legal move)")
 
 
 def run_bench(args: argparse.Namespace) -> int:

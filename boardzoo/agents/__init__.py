@@ -18,6 +18,7 @@ from boardzoo.agents.mcts import MCTSAgent
 from boardzoo.agents.random import RandomAgent
 from boardzoo.agents.sb3 import SB3Agent
 from boardzoo.errors import InvalidOptionError
+from boardzoo.options import check_options, did_you_mean, split_assignment
 
 __all__ = [
     "AGENTS",
@@ -71,6 +72,14 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
+def _split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"mcts:simulations=200"`` -> ``("mcts", {"simulations": "200"})``: the option texts,
+    converted later by the agent's type hints."""
+    name, _, rest = spec.strip().partition(":")
+    pairs = [split_assignment(part) for part in rest.split(",") if part.strip()]
+    return name, dict(pairs)
+
+
 def _literal(text: str) -> Any:
     try:
         return ast.literal_eval(text)
@@ -85,11 +94,15 @@ def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
         options = dict(spec)
         name = options.pop("name", None)
     else:
-        name, options = parse_agent_spec(spec)
+        name, options = _split_spec(spec)
     if name not in AGENTS:
-        raise InvalidOptionError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
+        raise InvalidOptionError(
+            f"unknown agent {name!r}{did_you_mean(str(name), list(AGENTS))}; known agents: "
+            f"{', '.join(AGENTS)}"
+        )
     module, cls_name = AGENTS[name].split(":")
     cls = getattr(importlib.import_module(module), cls_name)
+    options = check_options(cls, options, f"agent {name!r}", from_text=isinstance(spec, str))
     if seed is not None and "seed" in inspect.signature(cls).parameters:
         options.setdefault("seed", seed)
     try:

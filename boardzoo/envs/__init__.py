@@ -25,7 +25,6 @@ from boardzoo.envs.registry import (
     register_game,
     unregister_game,
 )
-from boardzoo.errors import InvalidOptionError
 
 __all__ = [
     "GAMES",
@@ -57,12 +56,12 @@ register_game(gomoku_v0.Gomoku)
 
 
 def make_game(name: str, **options: Any) -> Game:
-    """The rules of game ``name`` with ``options`` (unknown options: InvalidOptionError)."""
+    """The rules of game ``name`` with ``options``: an unknown option or a value of the
+    wrong type is an InvalidOptionError that lists what is allowed."""
+    from boardzoo.options import check_options
+
     cls = game_class(name)
-    try:
-        return cls(**options)
-    except TypeError as err:
-        raise InvalidOptionError(f"{name}: {err}") from None
+    return cls(**check_options(cls, options, name))
 
 
 def make_env(

@@ -241,6 +241,14 @@ class BoardGameEnv(AECEnv):
         return self.game.action_to_str(self.game.action_index(action))
 
     def str_to_action(self, text: str) -> int:
+        """The action of a move in the game's notation (e.g. "d3"); IllegalActionError if
+        it is not one (actions themselves go to ``step`` as they are)."""
+        if not isinstance(text, str):
+            raise IllegalActionError(
+                f"str_to_action takes move text in {self.game.name}'s notation (e.g. "
+                f"{self.game.action_to_str(0)!r}), got {text!r} of type {type(text).__name__}; "
+                "pass an action number to step() directly"
+            )
         return self.game.str_to_action(text)
 
     # ------------------------------------------------------------------------- internals

@@ -348,6 +348,9 @@ class ConnectFour(Game):
             "(1 = leftmost)"
         )
 
+    def illegal_reason(self, state: np.ndarray, action: int) -> str:
+        return f"column {action + 1} is full"
+
     def position(self, state: np.ndarray) -> str:
         played = [str(int(c) + 1) for c in state[MOVES : MOVES + int(state[PLY])]]
         return ("," if self.columns > 9 else "").join(played)

@@ -279,14 +279,22 @@ class Game(abc.ABC):
                 raise IllegalActionError(
                     f"action {index} ({self.action_to_str(index)}) is not legal: the game is over"
                 )
-            moves = ", ".join(
-                f"{a} ({self.action_to_str(a)})" for a in np.flatnonzero(legal).tolist()
-            )
             raise IllegalActionError(
-                f"action {index} ({self.action_to_str(index)}) is not legal here; "
-                f"legal actions: {moves}"
+                f"{self.illegal_reason(state, index)}; {self._legal_summary(legal)}"
             )
         return index
+
+    def illegal_reason(self, state: np.ndarray, action: int) -> str:
+        """Hook: why the in-range ``action`` is not legal in ``state`` (while the game runs),
+        in the game's own words; the default names the move."""
+        return f"{self.action_to_str(action)} (action {action}) is not legal here"
+
+    def _legal_summary(self, legal: np.ndarray, shown: int = 12) -> str:
+        """The legal moves in the game's notation, at most ``shown`` of them (big boards)."""
+        actions = np.flatnonzero(legal).tolist()
+        moves = ", ".join(self.action_to_str(a) for a in actions[:shown])
+        more = f", ... ({len(actions)} in all)" if len(actions) > shown else ""
+        return f"legal actions: {moves}{more}"
 
     def action_index(self, action: Any) -> int:
         """``action`` as a Python int in ``[0, num_actions)``, or IllegalActionError."""

@@ -1,8 +1,9 @@
 """Nim: heaps of stones; a move takes 1..max_take stones from one heap.
 
 =================  =============================================================
-Options            ``heaps=(11,)`` starting heap sizes; ``max_take=3`` (``None``: take any
-                   number); ``misere=False`` (``True``: whoever takes the last stone loses)
+Options            ``heaps=(11,)`` starting heap sizes (1..64 heaps of 1..10,000 stones);
+                   ``max_take=3`` (``None``: take any number); ``misere=False`` (``True``:
+                   whoever takes the last stone loses)
 Actions            ``heap_index * K + (take - 1)`` with ``K = max_take``, or ``max(heaps)``
                    when ``max_take`` is None
 Move notation      "heap:take" with 1-based heap, e.g. "2:3"; with one heap just "3"
@@ -42,6 +43,8 @@ __all__ = ["Nim", "env", "raw_env"]
 
 NUM_HEAPS, TAKE_LIMIT, MISERE = HEADER, HEADER + 1, HEADER + 2
 HEAPS = HEADER + 3
+#: option limits: observations are (heaps, max heap, 2) and there are heaps * K actions
+MAX_HEAPS, MAX_HEAP_SIZE = 64, 10_000
 _POSITION = re.compile(r"^\s*(\d+(?:\s*,\s*\d+)*)\s+([01])\s*$")
 
 
@@ -105,14 +108,25 @@ class Nim(Game):
     def __init__(
         self, heaps: tuple[int, ...] = (11,), max_take: int | None = 3, misere: bool = False
     ):
+        require(
+            isinstance(heaps, (tuple, list)),
+            f"heaps={heaps!r}: give a tuple of heap sizes, e.g. heaps=(3, 4, 5)",
+        )
         heaps = tuple(heaps)
         require(
-            len(heaps) >= 1 and all(_is_count(h) and h >= 1 for h in heaps),
-            f"heaps={heaps!r}: give one or more positive integer heap sizes",
+            1 <= len(heaps) <= MAX_HEAPS
+            and all(_is_count(h) and 1 <= h <= MAX_HEAP_SIZE for h in heaps),
+            f"heaps={heaps!r}: give 1..{MAX_HEAPS} heap sizes, each an integer "
+            f"1..{MAX_HEAP_SIZE}",
         )
         require(
-            max_take is None or (_is_count(max_take) and max_take >= 1),
-            f"max_take={max_take!r}: give a positive integer, or None for unlimited takes",
+            max_take is None or (_is_count(max_take) and 1 <= max_take <= MAX_HEAP_SIZE),
+            f"max_take={max_take!r}: give an integer 1..{MAX_HEAP_SIZE}, or None for "
+            "unlimited takes",
+        )
+        require(
+            isinstance(misere, (bool, np.bool_)),
+            f"misere={misere!r}: give True (whoever takes the last stone loses) or False",
         )
         heaps = tuple(int(h) for h in heaps)
         max_take = None if max_take is None else int(max_take)

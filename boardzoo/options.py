@@ -1,0 +1,185 @@
+"""Typed options: game and agent options checked against the type hints of the constructor
+that takes them, and command-line text converted by those hints.
+
+``heaps=3,4,5`` becomes ``(3, 4, 5)`` for a ``tuple[int, ...]`` option, ``misere=false`` (or
+``0``, ``no``) ``False`` for a ``bool``, ``max_take=none`` ``None`` for an ``int | None``.
+A Python value of the wrong type (``misere="False"``) or an unknown name is an
+:class:`~boardzoo.errors.InvalidOptionError` that lists what is allowed (with a "did you
+mean" for a near miss). Ranges stay with the constructors, which know them.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import inspect
+import math
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from boardzoo.errors import InvalidOptionError
+
+__all__ = ["check_options", "did_you_mean", "split_assignment"]
+
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+_UNCHECKED = object()  # a hint this module does not understand: any value passes
+
+
+def split_assignment(text: str) -> tuple[str, str]:
+    """``"key=value"`` -> ``("key", "value")``, or InvalidOptionError."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip().isidentifier():
+        raise InvalidOptionError(f"{text!r}: an option looks like key=value, e.g. board_size=9")
+    return key.strip(), value.strip()
+
+
+def check_options(
+    target: Callable, options: Mapping[str, Any], what: str, from_text: bool = False
+) -> dict[str, Any]:
+    """``options`` for calling ``target`` (a class or function), each value checked against
+    its parameter's type hint; with ``from_text`` string values are command-line text and are
+    converted by the hint first. ``what`` names the target in messages ("nim", "agent 'mcts'")."""
+    parameters = _parameters(target)
+    hints = _hints(target)
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    named = [n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                            p.KEYWORD_ONLY)]
+    checked = {}
+    for name, value in options.items():
+        if name not in parameters:
+            if open_ended:
+                checked[name] = value
+                continue
+            raise InvalidOptionError(
+                f"{what}: unknown option {name!r}{did_you_mean(name, named)}; valid options: "
+                f"{', '.join(named) or 'none'}"
+            )
+        hint = hints.get(name, _UNCHECKED)
+        if from_text and isinstance(value, str):
+            value = _from_text(value, hint, name, what)
+        if not _matches(value, hint):
+            raise InvalidOptionError(
+                f"{what}: {name}={value!r} is not allowed: expected {_describe(hint)}"
+            )
+        checked[name] = value
+    return checked
+
+
+def _parameters(target: Callable) -> Mapping[str, inspect.Parameter]:
+    params = dict(inspect.signature(target).parameters)
+    params.pop("self", None)
+    return params
+
+
+def did_you_mean(name: str, names: list[str]) -> str:
+    """" (did you mean 'x'?)" for the closest of ``names``, or "" if none is close."""
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6) or [
+        n for n in names if name.lower() in n.lower()
+    ]
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _hints(target: Callable) -> dict[str, Any]:
+    """The constructor's type hints; none (nothing checked) if they cannot be resolved."""
+    function = target.__init__ if isinstance(target, type) else target
+    try:
+        return typing.get_type_hints(function)
+    except Exception:  # a name imported only for type checking
+        return {}
+
+
+def _members(hint: Any) -> tuple:
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return typing.get_args(hint)
+    return (hint,)
+
+
+def _understood(hint: Any) -> bool:
+    if hint in (bool, int, float, str, type(None)):
+        return True
+    if typing.get_origin(hint) is tuple:
+        return all(_understood(arg) for arg in typing.get_args(hint) if arg is not Ellipsis)
+    return False
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    members = _members(hint)
+    if hint is _UNCHECKED or not all(_understood(m) for m in members):
+        return True
+    return any(_matches_one(value, member) for member in members)
+
+
+def _matches_one(value: Any, hint: Any) -> bool:
+    is_bool = isinstance(value, (bool, np.bool_))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return is_bool
+    if hint is int:
+        return isinstance(value, (int, np.integer)) and not is_bool
+    if hint is float:
+        return isinstance(value, (int, float, np.integer, np.floating)) and not is_bool
+    if hint is str:
+        return isinstance(value, str)
+    args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+    return isinstance(value, (tuple, list)) and all(
+        any(_matches_one(item, a) for a in args) for item in value
+    )
+
+
+def _describe(hint: Any) -> str:
+    names = {bool: "true or false", int: "an integer", float: "a number", str: "text",
+             type(None): "None"}
+    parts = []
+    for member in _members(hint):
+        if member in names:
+            parts.append(names[member])
+        elif typing.get_origin(member) is tuple:
+            parts.append("a tuple such as 3,4,5")
+        else:
+            parts.append(getattr(member, "__name__", str(member)))
+    return " or ".join(parts)
+
+
+def _from_text(text: str, hint: Any, name: str, what: str) -> Any:
+    """Command-line text converted by the hint (the first union member that accepts it);
+    without a usable hint, a Python literal or else the text itself."""
+    members = _members(hint)
+    if hint is _UNCHECKED or not all(_understood(m) for m in members):
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
+    order = (type(None), bool, int, float)
+    for member in sorted(members, key=lambda m: order.index(m) if m in order else len(order)):
+        converted = _convert(text, member)
+        if converted is not _UNCHECKED:
+            return converted
+    raise InvalidOptionError(
+        f"{what}: {name}={text!r} is not allowed: expected {_describe(hint)}"
+        + (" (true/false/1/0)" if bool in members else "")
+    )
+
+
+def _convert(text: str, hint: Any) -> Any:
+    """``text`` as a value of ``hint``, or _UNCHECKED if it is not one."""
+    lowered = text.strip().lower()
+    if hint is type(None):
+        return None if lowered == "none" else _UNCHECKED
+    if hint is bool:
+        return True if lowered in _TRUE else False if lowered in _FALSE else _UNCHECKED
+    if hint is str:
+        return text
+    if hint in (int, float):
+        try:
+            number = hint(lowered)
+        except ValueError:
+            return _UNCHECKED
+        return number if hint is int or math.isfinite(number) else _UNCHECKED
+    item = next(a for a in typing.get_args(hint) if a is not Ellipsis)
+    items = [_convert(part, item) for part in text.split(",") if part.strip()]
+    return tuple(items) if items and _UNCHECKED not in items else _UNCHECKED

@@ -1,0 +1,157 @@
+"""Typed options and the messages a newcomer meets: each case of issue 11, with the key
+words of its message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardzoo.agents import make_agent
+from boardzoo.cli import main
+from boardzoo.envs import connect_four_v0, go_v0, make_env, make_game, nim_v0
+from boardzoo.envs.nim import Nim
+from boardzoo.errors import IllegalActionError, InvalidOptionError
+from boardzoo.options import check_options
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    ({"misere": "False"}, "misere='False': give True"),
+    ({"misere": 1}, "misere=1"),
+    ({"heaps": (10**12,)}, "1..10000"),
+    ({"heaps": 7}, "a tuple of heap sizes"),
+    ({"heaps": ()}, "1..64 heap sizes"),
+])
+def test_nim_options_are_typed_in_the_python_api(options, words):
+    with pytest.raises(InvalidOptionError, match=words):
+        nim_v0.env(**options)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ({"heaps": "3,4,5"}, {"heaps": (3, 4, 5)}),
+    ({"heaps": "7"}, {"heaps": (7,)}),
+    ({"misere": "false", "max_take": "none"}, {"misere": False, "max_take": None}),
+    ({"misere": "1", "max_take": "2"}, {"misere": True, "max_take": 2}),
+    ({"misere": "TRUE"}, {"misere": True}),
+])
+def test_command_line_text_is_converted_by_the_option_type(text, value):
+    assert check_options(Nim, text, "nim", from_text=True) == value
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ({"misere": "maybe"}, "expected true or false (true/false/1/0)"),
+    ({"heaps": "3,x"}, "expected a tuple such as 3,4,5"),
+    ({"max_take": "2.5"}, "expected an integer or None"),
+    ({"mizere": "true"}, "unknown option 'mizere' (did you mean 'misere'?); valid options: "
+                         "heaps, max_take, misere"),
+])
+def test_bad_command_line_text_is_refused(text, words):
+    with pytest.raises(InvalidOptionError, match=words.replace("(", r"\(").replace(")", r"\)")
+                       .replace("?", r"\?")):
+        check_options(Nim, text, "nim", from_text=True)
+
+
+def test_go_komi_and_board_size_from_text_and_wrong_python_types():
+    assert check_options(go_v0.Go, {"komi": "6.5", "board_size": "7", "ko": "none"}, "go",
+                         from_text=True) == {"komi": 6.5, "board_size": 7, "ko": "none"}
+    with pytest.raises(InvalidOptionError, match="board_size='9' is not allowed: expected an"):
+        make_game("go", board_size="9")
+    with pytest.raises(InvalidOptionError, match=r"unknown option 'size' \(did you mean 'board_"):
+        make_game("go", size=9)
+
+
+def test_agent_options_list_the_valid_ones_with_did_you_mean():
+    with pytest.raises(InvalidOptionError, match=r"unknown option 'simulatons' \(did you mean "
+                                                 r"'simulations'\?\); valid options: simul"):
+        make_agent("mcts:simulatons=200")
+    with pytest.raises(InvalidOptionError, match="simulations='many' is not allowed"):
+        make_agent("mcts:simulations=many")
+    with pytest.raises(InvalidOptionError, match=r"unknown agent 'mtcs' \(did you mean 'mcts'"):
+        make_agent("mtcs")
+    agent = make_agent("mcts:simulations=50,rave=false,c=1")
+    assert (agent.simulations, agent.rave, agent.c) == (50, False, 1.0)
+    assert agent.spec["simulations"] == 50 and agent.spec["rave"] is False
+
+
+def test_str_to_action_of_a_number_is_a_clear_error():
+    for name in ("connect_four", "othello", "gomoku", "go", "tictactoe", "nim"):
+        env = make_env(name)
+        with pytest.raises(IllegalActionError, match="str_to_action takes move text"):
+            env.str_to_action(5)
+
+
+def test_connect_four_says_the_column_is_full():
+    env = connect_four_v0.env()
+    env.reset(options={"position": "444444"})
+    with pytest.raises(IllegalActionError, match="^column 4 is full; legal actions: 1, 2, 3, 5, "
+                                                 "6, 7$"):
+        env.step(3)
+
+
+def test_illegal_moves_on_big_boards_have_short_messages():
+    env = go_v0.env(board_size=19)
+    env.reset(options={"moves": ["D4"]})
+    with pytest.raises(IllegalActionError) as err:
+        env.step(env.str_to_action("D4"))
+    message = str(err.value)
+    assert message.startswith("D4 (action 288) is not legal here; legal actions: A19, B19")
+    assert message.endswith("(361 in all)") and len(message) < 200
+
+
+# ------------------------------------------------------------------------ command line
+@pytest.mark.parametrize(("args", "words"), [
+    (["--games", "-1"], "--games -1: use an integer >= 1"),
+    (["--workers", "0"], "--workers 0: use an integer >= 1"),
+    (["--option", "mizere=true"], "did you mean 'misere'"),
+    (["--option", "misere=perhaps"], "misere='perhaps' is not allowed"),
+    (["--agents", "random mcts:simulatons=5"], "did you mean 'simulations'"),
+    (["--agents", "random"], "needs two or more"),
+    (["--export", "pgn"], "unknown format(s) ['pgn']"),
+])
+def test_arena_arguments_are_checked_before_any_output(tmp_path, capsys, args, words):
+    assert main(["arena", "nim", "--out", str(tmp_path), *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no header, no progress bar
+    assert words in captured.err and len(captured.err.strip().splitlines()) == 1
+    assert not (tmp_path / "results.sqlite").exists()
+
+
+def test_arena_plays_multi_heap_misere_nim_from_the_command_line(tmp_path, capsys):
+    args = ["arena", "nim", "--option", "heaps=3,4,5", "--option", "misere=true", "--agents",
+            "random alphabeta", "--games", "4", "--workers", "1", "--out", str(tmp_path)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Elo" in printed
+    from boardzoo.store import ResultsStore
+
+    with ResultsStore(tmp_path / "results.sqlite") as store:
+        (match_id, definition), = store.matches()
+        assert definition["options"] == {"heaps": [3, 4, 5], "max_take": 3, "misere": True}
+        records = store.records(match_id).values()
+    game = make_game("nim", heaps=(3, 4, 5), misere=True)
+    for record in records:  # alpha-beta solves misère Nim: it wins every game it can
+        final = game.replay(record["opening"] + record["moves"])
+        assert game.is_terminal(final) and list(game.returns(final)) == record["returns"]
+
+
+def test_option_syntax_errors_do_not_leak_internal_names(capsys):
+    with pytest.raises(SystemExit):
+        main(["arena", "nim", "--option", "heaps"])
+    err = capsys.readouterr().err
+    assert "_option_value" not in err and "an option looks like key=value" in err
+
+
+def test_the_arena_says_it_is_compiling_while_it_warms_up(tmp_path, monkeypatch):
+    seen = []
+    import rich.console
+
+    original = rich.console.Console.status
+    monkeypatch.setattr(rich.console.Console, "status",
+                        lambda self, text, **kw: seen.append(text) or original(self, text, **kw))
+    assert main(["arena", "tictactoe", "--agents", "random random", "--games", "2",
+                 "--workers", "1", "--out", str(tmp_path)]) == 0
+    assert seen == ["compiling kernels (first run only)..."]
+
+
+def test_equal_go_options_are_one_game():
+    assert go_v0.Go(board_size=9).key == go_v0.Go(board_size=9, max_moves=243).key
+    assert go_v0.Go(board_size=9, komi=7).key == go_v0.Go(board_size=9, komi=np.float64(7)).key

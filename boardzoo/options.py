@@ -51,8 +51,9 @@ def check_options(
     checked = {}
     for name, value in options.items():
         if name not in parameters:
-            if open_ended:
-                checked[name] = value
+            if open_ended:  # passed on through **kwargs: text as a Python literal
+                checked[name] = _from_text(value, _UNCHECKED, name, what) if (
+                    from_text and isinstance(value, str)) else value
                 continue
             raise InvalidOptionError(
                 f"{what}: unknown option {name!r}{did_you_mean(name, named)}; valid options: "

@@ -1,9 +1,10 @@
 # Two commands set everything up on a fresh machine (Python >= 3.11 with venv):
-#   make arena   - create .venv, install boardzoo, run the main job (a tournament)
+#   make arena   - create .venv, install boardzoo[arena] (torch CPU, SB3), run the main job
 #   make test    - create .venv, install boardzoo with its dev extras, run the whole test suite
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
+ARENA_STAMP := $(VENV)/.installed-arena
 PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
@@ -16,7 +17,14 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP_INSTALL) -e ".[dev]"
 	touch $(STAMP)
 
-arena: $(STAMP)
+# the main job installs only what it needs (no open_spiel, pygame or test tools)
+$(ARENA_STAMP): pyproject.toml constraints.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PIP_INSTALL) -e ".[arena]"
+	touch $(ARENA_STAMP)
+
+arena: $(ARENA_STAMP)
 	$(VENV)/bin/boardzoo arena
 
 test: typecheck test-fast test-slow

@@ -19,7 +19,8 @@ computed from it. Guarantees, for any number of processes on one file:
   :class:`~boardzoo.errors.StoreError` in one line and is left as it is.
 
 Training's self-play writes through :meth:`ResultsStore.sink`, a :class:`GameSink` with
-``put_game(game_id, record) -> bool`` and ``game_ids() -> set[str]``.
+``put_game(game_id, record) -> bool``, ``game_ids() -> set[str]`` and ``get_game(game_id)``
+(the protocol of :mod:`boardzoo.training.sink`).
 """
 
 from __future__ import annotations
@@ -253,6 +254,16 @@ class GameSink:
     def put_game(self, game_id: str, record: dict) -> bool:
         """Store ``record`` (JSON-serialisable) as ``game_id``; False if it is stored already."""
         return self.store.put(self.match_id, game_id, record)
+
+    def get_game(self, game_id: str) -> dict[str, Any]:
+        """The record stored under ``game_id``; KeyError if there is none."""
+        row = self.store._db.execute(
+            "SELECT record FROM games WHERE match_id = ? AND game_id = ?",
+            (self.match_id, game_id),
+        ).fetchone()
+        if row is None:
+            raise KeyError(game_id)
+        return json.loads(row[0])
 
     def game_ids(self) -> set[str]:
         """The ids of every game stored so far (by any process)."""

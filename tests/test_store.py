@@ -23,6 +23,7 @@ from boardzoo.arena import play_match
 from boardzoo.cli import main
 from boardzoo.errors import StoreError
 from boardzoo.store import ResultsStore
+from boardzoo.training.sink import GameSink as TrainingSink
 from tests.arena_driver import GAMES, play
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -242,5 +243,8 @@ def test_game_sink_loses_no_game_and_counts_none_twice(tmp_path):
         assert ids == {f"g{i}" for i in range(500)}
         assert sum(accepted) == 500
         assert sink.put_game("g7", {"moves": []}) is False
-        assert results.records(sink.match_id)["g7"]["moves"] == [7]
+        assert sink.get_game("g7")["moves"] == [7]
+        assert isinstance(sink, TrainingSink)  # training's protocol
+        with pytest.raises(KeyError):
+            sink.get_game("g999")
         assert results.sink("another").game_ids() == set()

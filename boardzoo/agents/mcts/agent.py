@@ -48,8 +48,9 @@ from boardzoo.agents.mcts.tree import (
     Tree,
 )
 from boardzoo.clock import monotonic
+from boardzoo.envs.registry import GAMES
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge import knowledge_for, try_solve
+from boardzoo.knowledge.base import solve_within_reach
 from boardzoo.rng import make_rng
 from boardzoo.wrappers.model import EnvModel, Evaluator, GameModel
 
@@ -121,7 +122,7 @@ class MCTSAgent:
 
             ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` default to
             "auto": left all four alone, they take the setting that measured strongest on
-            the game (its knowledge module's ``MCTS_DEFAULTS``; see docs/agents.md); once
+            the game (its knowledge's ``search_defaults``; see docs/agents.md); once
             any is given, the rest mean the plain choice: no evaluator, the game's own
             playout, no implicit minimax, and UCT — or PUCT when an Evaluator gives priors.
         rave: all-moves-as-first statistics blended into Q (Gelly & Silver), weight
@@ -279,13 +280,15 @@ class MCTSAgent:
     def settings_for(self, game_name: str | None) -> Settings:
         """The settings used on ``game_name`` (None: a non-boardzoo env). When none of
         ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` is given, they take
-        the game's ``MCTS_DEFAULTS`` (its knowledge module) as one bundle; once any of them is
+        the game's ``knowledge.search_defaults`` as one bundle; once any of them is
         given, the others that are left "auto" take the plain choice (UCT, the game's own
         playout, no evaluator, no implicit minimax)."""
         if game_name not in self._settings:
             recommended = FALLBACK
             if all(value == AUTO for value in self.requested.values()) and game_name:
-                recommended = {**FALLBACK, **getattr(knowledge_for(game_name), "MCTS_DEFAULTS", {})}
+                knowledge = getattr(GAMES.get(game_name), "knowledge", None)
+                if knowledge is not None:
+                    recommended = {**FALLBACK, **knowledge.search_defaults.recommended()}
             chosen = {key: recommended[key] if value == AUTO else value
                       for key, value in self.requested.items()}
             if isinstance(chosen["evaluator"], Evaluator) and self.requested["selection"] == AUTO:
@@ -325,7 +328,7 @@ class MCTSAgent:
             return None
         budget = None if self.time_limit is None else self.time_limit * EXACT_SOLVER_SHARE
         start = time.perf_counter()
-        solution = try_solve(model.game.name, root, budget)
+        solution = solve_within_reach(model.game.knowledge, root, budget)
         if solution is None:
             spent = time.perf_counter() - start
             self._solver_seconds = spent if budget is None else min(spent, budget)
@@ -585,8 +588,8 @@ def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool) -> tu
 
 
 def _heuristic_evaluation(game: Any):
-    knowledge = knowledge_for(game.name)
-    if knowledge is None or not hasattr(knowledge, "evaluate_kernel"):
+    knowledge = game.knowledge
+    if knowledge is None or knowledge.evaluate_kernel is None:
         raise InvalidOptionError(f"{game.name} has no heuristic evaluation; use evaluator=None")
     return knowledge.evaluate_kernel
 
@@ -602,14 +605,14 @@ def _priors_function(game: Any, evaluator: Any):
 def _leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
     if evaluator == "heuristic":
         return fast.make_evaluation_leaf(_heuristic_evaluation(game))
-    knowledge = knowledge_for(game.name) if rollout == "heuristic" else None
+    knowledge = game.knowledge if rollout == "heuristic" else None
     if rave:
-        trace = getattr(knowledge, "heuristic_playout_trace_kernel", game.playout_trace_kernel)
+        trace = getattr(knowledge, "playout_trace_kernel", None) or game.playout_trace_kernel
         if trace is None:
             raise InvalidOptionError(f"rave=True needs move traces from {game.name}'s playouts")
         return fast.make_traced_rollout_leaf(trace)
     return fast.make_rollout_leaf(
-        getattr(knowledge, "heuristic_playout_kernel", game.playout_kernel)
+        getattr(knowledge, "playout_kernel", None) or game.playout_kernel
     )
 
 

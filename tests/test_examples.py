@@ -75,3 +75,39 @@ def test_play_vs_mcts_plays_a_whole_game(capsys):
     out = capsys.readouterr().out
     assert "legal moves:" in out and "not legal" in out and "MCTS plays" in out
     assert "wins" in out or "draw" in out
+
+
+def test_ppo_tictactoe_example_trains_evaluates_and_saves(tmp_path, capsys):
+    from boardzoo.agents import make_agent
+
+    example = load("ppo_tictactoe")
+    path = tmp_path / "ppo_ttt.pt"
+    scores = example.main(example.Args(total_timesteps=512, eval_episodes=10, save=str(path)))
+    assert abs(sum(scores.values()) - 1.0) < 1e-9
+    assert "against random over 10 games" in capsys.readouterr().out
+    assert make_agent(f"ppo:checkpoint={str(path)!r}").config["observation"] == "flat"
+
+
+def test_ppo_selfplay_example_trains_saves_and_resumes(tmp_path):
+    example = load("ppo_selfplay_connect_four")
+    args = example.Args(
+        total_timesteps=512,
+        num_envs=8,
+        scripted_envs=4,
+        n_steps=16,
+        batch_size=64,
+        n_epochs=1,
+        snapshot_every=128,
+        save_every=256,
+        eval_games=2,
+        out=str(tmp_path),
+        features="flatten",
+        net_arch=(32,),
+    )
+    checkpoint = example.main(args)
+    assert checkpoint.exists()
+    lines = (tmp_path / "progress.txt").read_text().splitlines()
+    resumed = example.main(example.Args(**{**vars(args), "total_timesteps": 1024}))
+    assert resumed == checkpoint
+    more = (tmp_path / "progress.txt").read_text().splitlines()
+    assert len(more) > len(lines) and int(more[-1].split()[0]) >= 1024

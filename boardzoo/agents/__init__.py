@@ -40,6 +40,7 @@ AGENTS: dict[str, str] = {
     "mcts": "boardzoo.agents.mcts:MCTSAgent",
     "alphazero": "boardzoo.agents.alphazero.agent:agent_from_spec",
     "sb3": "boardzoo.agents.sb3:SB3Agent",
+    "ppo": "boardzoo.agents.ppo:PPOAgent",
     "gnugo": "boardzoo.agents.gtp:GnuGoAgent",
 }
 

@@ -15,10 +15,11 @@ __all__ = ["SB3Agent"]
 class SB3Agent:
     """Plays ``model.predict`` on the observation of the agent to move.
 
-    Works with models trained on boardzoo's single-agent gym view (observations are the
-    mover's planes). MaskablePPO (sb3-contrib) gets the legal-action mask; other models'
-    illegal choices are replaced by the legal action they rate best when they expose action
-    probabilities, else by the first legal action (and counted in ``illegal_choices``).
+    Works with models (or policies) trained on boardzoo's gym views: the mover's planes are
+    reshaped to the model's observation shape, so "planes" and "flat" models both play.
+    MaskablePPO (sb3-contrib) gets the legal-action mask; other models' illegal choices are
+    replaced by the legal action they rate best when they expose action probabilities, else
+    by the first legal action (and counted in ``illegal_choices``).
     """
 
     def __init__(self, model: Any, deterministic: bool = True):
@@ -34,17 +35,20 @@ class SB3Agent:
             raise InvalidOptionError("SB3Agent plays boardzoo envs (AEC or the gym view)")
         observation = raw.observe(raw.agent_selection)
         mask = observation["action_mask"].astype(bool)
+        planes = observation["observation"]
+        space = getattr(self.model, "observation_space", None)
+        if space is not None:
+            planes = planes.reshape(space.shape)
         kwargs = {"action_masks": mask} if _is_maskable(self.model) else {}
-        action, _ = self.model.predict(observation["observation"],
-                                       deterministic=self.deterministic, **kwargs)
+        action, _ = self.model.predict(planes, deterministic=self.deterministic, **kwargs)
         action = int(np.asarray(action).reshape(-1)[0])
         if mask[action]:
             return action
         self.illegal_choices += 1
-        return self._best_legal(observation["observation"], mask)
+        return self._best_legal(planes, mask)
 
     def _best_legal(self, planes: np.ndarray, mask: np.ndarray) -> int:
-        policy = getattr(self.model, "policy", None)
+        policy = getattr(self.model, "policy", self.model)
         if policy is not None and hasattr(policy, "get_distribution"):
             import torch
 

@@ -9,11 +9,11 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from boardzoo.bench import alphazero, envs, mcts
+from boardzoo.bench import alphazero, envs, mcts, rl
 from boardzoo.bench.common import Row
 from boardzoo.errors import UnknownGameError
 
-SUITES = [*envs.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS]
+SUITES = [*envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS]
 
 
 def collect(game: str | None, repeats: int, console: Console) -> list[Row]:

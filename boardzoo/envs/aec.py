@@ -134,26 +134,25 @@ class BoardGameEnv(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        try:
-            index = self.game.check_action(self._state, action, self._legal())
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            self._forfeit(agent)
+        legal = self._legal()
+        if type(action) is int and 0 <= action < legal.shape[0] and legal[action]:
+            self._play(action)  # the fast path: a legal Python int needs no more checks
         else:
-            if not self._state.flags.writeable:  # shared with a snapshot: copy on write
-                self._state = self._state.copy()
-            self.game.apply_kernel(self._state, index)
-            self._mask = None
-            self._after_move()
-        self._accumulate_rewards()
+            try:
+                self._play(self.game.check_action(self._state, action, legal))
+            except IllegalActionError:
+                if self.illegal_action == "raise":
+                    raise
+                self._forfeit(agent)
+        if self.terminations[agent]:  # rewards are only ever given at the end
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = _SEAT[agent]
-        planes = self.game.observe(self._state, seat)
-        if seat == self._state[TO_PLAY] and not self.terminations[agent]:
+        planes = self.game.observe(self._state, _SEAT[agent])
+        # while the game runs, agent_selection is the seat to move (state[TO_PLAY])
+        if agent == self.agent_selection and not self.terminations[agent]:
             mask = self._legal().astype(np.int8)
         else:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
@@ -292,6 +291,14 @@ class BoardGameEnv(AECEnv):
             self._finish(outcome_returns(int(self._state[OUTCOME])))
             self._cumulative_rewards = dict(self.rewards)
 
+    def _play(self, index: int) -> None:
+        """Apply the legal action ``index`` for the side to move."""
+        if not self._state.flags.writeable:  # shared with a snapshot: copy on write
+            self._state = self._state.copy()
+        self.game.apply_kernel(self._state, index)
+        self._mask = None
+        self._after_move()
+
     def _after_move(self) -> None:
         if self._state[OUTCOME]:
             self._finish(outcome_returns(int(self._state[OUTCOME])))
@@ -322,26 +329,34 @@ def _check_bookkeeping(snapshot: EnvSnapshot) -> None:
     shape ``clone_state`` writes and agrees with its (validated) state: known agents, the
     side to move selected while the game runs, every agent terminated once it is over."""
     agents = snapshot.agents
-    dicts = (snapshot.rewards, snapshot.cumulative_rewards, snapshot.terminations,
-             snapshot.truncations)
+    dicts = (
+        snapshot.rewards,
+        snapshot.cumulative_rewards,
+        snapshot.terminations,
+        snapshot.truncations,
+    )
     problem = None
     if not isinstance(agents, tuple) or list(agents) != [a for a in AGENTS if a in agents]:
         problem = f"agents {agents!r} are not in {AGENTS}"
     elif snapshot.agent_selection not in AGENTS or snapshot.skip_agent_selection not in (
-        None, *AGENTS
+        None,
+        *AGENTS,
     ):
         problem = f"agent_selection {snapshot.agent_selection!r} is not one of {AGENTS}"
     elif not all(isinstance(d, dict) and set(d) == set(agents) for d in dicts):
         problem = f"its rewards/terminations/truncations are not keyed by the agents {agents}"
     elif not all(
         isinstance(v, (int, float, np.integer, np.floating)) and -1 <= v <= 1
-        for d in dicts[:2] for v in d.values()
+        for d in dicts[:2]
+        for v in d.values()
     ) or not all(isinstance(v, (bool, np.bool_)) for d in dicts[2:] for v in d.values()):
         problem = "its rewards are not numbers in [-1, 1] or its terminations not booleans"
     elif snapshot.state[OUTCOME] and not all(snapshot.terminations.values()):
         problem = "its game is over but terminations are not all True"
-    elif agents and not any(snapshot.terminations.values()) and (
-        snapshot.agent_selection != AGENTS[int(snapshot.state[TO_PLAY])]
+    elif (
+        agents
+        and not any(snapshot.terminations.values())
+        and (snapshot.agent_selection != AGENTS[int(snapshot.state[TO_PLAY])])
     ):
         problem = f"{snapshot.agent_selection} is selected but the state has the other seat to move"
     if problem:

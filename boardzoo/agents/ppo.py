@@ -1,0 +1,158 @@
+"""PPO policies as agents, stored as weights only: ``make_agent("ppo:checkpoint=connect_four")``.
+
+A checkpoint is a ``torch.save`` of a plain dict (loaded with ``weights_only=True``, so loading
+never runs code): ``format``, ``game``, ``game_options``, ``observation`` ("planes" or
+"flat"), ``net_arch``, ``features`` ("flatten" or "board_cnn"), ``features_dim``, and
+``state_dict``, the weights of an sb3-contrib ``MaskableActorCriticPolicy`` that boardzoo's
+code rebuilds from those fields (this module needs the torch and SB3 extras). Shipped
+checkpoints live in ``boardzoo/checkpoints/`` as ``ppo_<name>.pt``; a path to any such file
+works too.
+
+:class:`BoardCNN` is the small CNN features extractor for the "planes" format (SB3's own
+``NatureCNN`` wants images of at least 36x36).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+from boardzoo.agents.sb3 import SB3Agent
+from boardzoo.errors import InvalidOptionError
+
+__all__ = ["BoardCNN", "PPOAgent", "load_policy", "save_policy", "shipped_checkpoints"]
+
+FORMAT = "boardzoo-ppo-1"
+_FEATURES = ("flatten", "board_cnn")
+
+
+class BoardCNN(BaseFeaturesExtractor):
+    """Two 3x3 same-padding convolutions over ``(H, W, C)`` planes, then a linear layer to
+    ``features_dim`` features (input ``[B, H, W, C]`` float32, as the gym views give)."""
+
+    def __init__(self, observation_space: spaces.Box, features_dim: int = 128, channels: int = 32):
+        super().__init__(observation_space, features_dim)
+        height, width, planes = observation_space.shape
+        self.convs = torch.nn.Sequential(
+            torch.nn.Conv2d(planes, channels, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Conv2d(channels, channels, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Flatten(),
+        )
+        self.linear = torch.nn.Sequential(
+            torch.nn.Linear(channels * height * width, features_dim), torch.nn.ReLU()
+        )
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.linear(self.convs(observations.permute(0, 3, 1, 2)))
+
+
+def policy_kwargs(features: str = "flatten", net_arch=(64, 64), features_dim: int = 128) -> dict:
+    """SB3 ``policy_kwargs`` for a boardzoo policy (the fields a checkpoint stores)."""
+    if features not in _FEATURES:
+        raise InvalidOptionError(f"features={features!r} is not allowed; use one of {_FEATURES}")
+    kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
+    if features == "board_cnn":
+        kwargs["features_extractor_class"] = BoardCNN
+        kwargs["features_extractor_kwargs"] = {"features_dim": features_dim}
+    return kwargs
+
+
+def save_policy(
+    policy: Any,
+    path: str | os.PathLike,
+    game: str,
+    game_options: dict,
+    observation: str,
+    features: str,
+    net_arch,
+    features_dim: int = 128,
+) -> None:
+    """Write ``policy``'s weights and how to rebuild it to ``path`` (atomically)."""
+    record = {
+        "format": FORMAT,
+        "game": game,
+        "game_options": dict(game_options),
+        "observation": observation,
+        "features": features,
+        "net_arch": list(net_arch),
+        "features_dim": int(features_dim),
+        "state_dict": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(record, tmp)
+    os.replace(tmp, path)
+
+
+def shipped_checkpoints() -> list[str]:
+    """Names of the PPO checkpoints shipped with boardzoo."""
+    folder = resources.files("boardzoo") / "checkpoints"
+    if not folder.is_dir():
+        return []
+    names = (entry.name for entry in folder.iterdir())
+    return sorted(n[4:-3] for n in names if n.startswith("ppo_") and n.endswith(".pt"))
+
+
+def _checkpoint_path(checkpoint: str | os.PathLike) -> Path:
+    path = Path(checkpoint)
+    if path.suffix == ".pt" or path.exists():
+        if not path.is_file():
+            raise InvalidOptionError(f"PPO checkpoint {str(path)!r} does not exist")
+        return path
+    shipped = shipped_checkpoints()
+    if str(checkpoint) not in shipped:
+        raise InvalidOptionError(
+            f"no shipped PPO checkpoint {str(checkpoint)!r}; shipped: "
+            f"{', '.join(shipped) or 'none'} (or give a path to a .pt file)"
+        )
+    return Path(str(resources.files("boardzoo") / "checkpoints" / f"ppo_{checkpoint}.pt"))
+
+
+def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
+    """The policy (in eval mode, CPU) and the checkpoint's fields, from a name or path."""
+    from boardzoo.envs import make_game
+
+    path = _checkpoint_path(checkpoint)
+    try:
+        record = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
+        raise InvalidOptionError(f"{path} is not a boardzoo PPO checkpoint: {err}") from None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise InvalidOptionError(f"{path} is not a boardzoo PPO checkpoint ({FORMAT})")
+    game = make_game(record["game"], **record["game_options"])
+    shape = game.planes_shape
+    if record["observation"] == "flat":
+        shape = (int(np.prod(shape)),)
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, shape, np.float32),
+        spaces.Discrete(game.num_actions),
+        lambda _: 0.0,
+        **policy_kwargs(record["features"], record["net_arch"], record["features_dim"]),
+    )
+    policy.load_state_dict(record["state_dict"])
+    policy.set_training_mode(False)
+    return policy, {k: v for k, v in record.items() if k != "state_dict"}
+
+
+class PPOAgent(SB3Agent):
+    """A shipped or saved PPO policy (masked): ``PPOAgent("connect_four")``."""
+
+    def __init__(self, checkpoint: str = "connect_four", deterministic: bool = True):
+        policy, self.config = load_policy(checkpoint)
+        super().__init__(policy, deterministic=deterministic)
+        self.checkpoint = str(checkpoint)
+
+    def __repr__(self) -> str:
+        return f"PPOAgent({self.checkpoint!r})"

@@ -147,9 +147,9 @@ def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
 
 
 class PPOAgent(SB3Agent):
-    """A shipped or saved PPO policy (masked): ``PPOAgent("connect_four")``."""
+    """A shipped or saved PPO policy (masked): ``PPOAgent("tictactoe")`` or a path."""
 
-    def __init__(self, checkpoint: str = "connect_four", deterministic: bool = True):
+    def __init__(self, checkpoint: str, deterministic: bool = True):
         policy, self.config = load_policy(checkpoint)
         super().__init__(policy, deterministic=deterministic)
         self.checkpoint = str(checkpoint)

@@ -166,6 +166,18 @@ def _from_text(text: str, hint: Any, name: str, what: str) -> Any:
     )
 
 
+def _unquoted(text: str) -> str:
+    """Text as given, or the string inside a quoted Python string literal ('path', "a b")."""
+    stripped = text.strip()
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "'\"":
+        try:
+            value = ast.literal_eval(stripped)
+        except (ValueError, SyntaxError):
+            return text
+        return value if isinstance(value, str) else text
+    return text
+
+
 def _convert(text: str, hint: Any) -> Any:
     """``text`` as a value of ``hint``, or _UNCHECKED if it is not one."""
     lowered = text.strip().lower()
@@ -174,7 +186,7 @@ def _convert(text: str, hint: Any) -> Any:
     if hint is bool:
         return True if lowered in _TRUE else False if lowered in _FALSE else _UNCHECKED
     if hint is str:
-        return text
+        return _unquoted(text)
     if hint in (int, float):
         try:
             number = hint(lowered)

@@ -155,3 +155,11 @@ def test_the_arena_says_it_is_compiling_while_it_warms_up(tmp_path, monkeypatch)
 def test_equal_go_options_are_one_game():
     assert go_v0.Go(board_size=9).key == go_v0.Go(board_size=9, max_moves=243).key
     assert go_v0.Go(board_size=9, komi=7).key == go_v0.Go(board_size=9, komi=np.float64(7)).key
+
+
+def test_quoted_text_options_are_unquoted():
+    from boardzoo.agents import make_agent
+
+    assert make_agent("mcts:selection='puct'").requested["selection"] == "puct"
+    assert make_agent('mcts:selection="gumbel"').requested["selection"] == "gumbel"
+    assert make_agent("mcts:selection=puct").requested["selection"] == "puct"

@@ -21,10 +21,9 @@ from typing import Any
 import numpy as np
 
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator
-from boardzoo.agents.mcts.agent import MCTSAgent
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
-from boardzoo.agents.mcts.rules import mix_dirichlet
-from boardzoo.agents.mcts.tree import ACTION, PRIOR, VALUE, VISITS, Tree
+from boardzoo.agents.mcts.rules import PUCT, SearchConfig, add_root_noise
+from boardzoo.agents.mcts.tree import ACTION, VALUE, VISITS, Tree
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game, outcome_returns
 from boardzoo.rng import make_rng
@@ -58,9 +57,7 @@ class _Game:
 
 def search_settings(config: TrainConfig):
     """The compiled search settings (PUCT, no solver) self-play uses."""
-    agent = MCTSAgent(selection="puct", rollout="random", evaluator=None, c=config.c,
-                      solver=False, exact_solver=False, implicit_minimax=0.0)
-    return agent.settings.cfg
+    return SearchConfig(kind=PUCT, c=config.c, solver=False).typed()
 
 
 def play_games(net: AlphaZeroNet, game: Game, config: TrainConfig, tasks: list[GameTask],
@@ -105,19 +102,9 @@ def _search_all(games, batcher, model, cfg, config, alpha, tree_rng) -> None:
     for g, job in zip(games, jobs, strict=True):
         budget = config.simulations if g.full else config.fast_simulations
         if g.full and config.dirichlet_epsilon > 0:
-            _add_noise(g, config.dirichlet_epsilon, alpha, model.num_actions)
+            add_root_noise(g.tree, config.dirichlet_epsilon, alpha, g.rng)
         job.simulations = budget
     batcher.run(jobs, tree_rng)
-
-
-def _add_noise(g: _Game, epsilon: float, alpha: float, num_actions: int) -> None:
-    children = list(g.tree.children())
-    actions = g.tree.ints[children, ACTION]
-    priors = np.zeros(num_actions)
-    mask = np.zeros(num_actions, dtype=bool)
-    priors[actions] = g.tree.floats[children, PRIOR]
-    mask[actions] = True
-    g.tree.floats[children, PRIOR] = mix_dirichlet(priors, mask, epsilon, alpha, g.rng)[actions]
 
 
 def _play_move(g: _Game, game: Game, config: TrainConfig) -> None:

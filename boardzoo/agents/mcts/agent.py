@@ -28,8 +28,8 @@ from boardzoo.agents.mcts.rules import (
     PUCT,
     UCT,
     SearchConfig,
+    add_root_noise,
     completed_q,
-    mix_dirichlet,
     visit_policy,
 )
 from boardzoo.agents.mcts.tree import (
@@ -265,7 +265,7 @@ class MCTSAgent:
         if self.tree.ints[0, FIRST] == NOT_EXPANDED:
             done = self._run(runner, 1, 0.0)  # the root is always expanded
         if self.dirichlet is not None:
-            self._add_root_noise(model, root)
+            add_root_noise(self.tree, *self.dirichlet, self.np_rng)
         budget = self.simulations if self.simulations is not None else 1 << 60
         if self.settings.selection == "gumbel":
             more, gumbel_choice, improved = self._gumbel_root(runner, budget - done, deadline)
@@ -439,17 +439,6 @@ class MCTSAgent:
             if np.array_equal(model.step(after_ours, int(self.tree.ints[child, ACTION])), root):
                 return child
         return -1
-
-    def _add_root_noise(self, model: EnvModel, root: Any) -> None:
-        epsilon, alpha = self.dirichlet
-        children = list(self.tree.children())
-        priors = np.zeros(model.num_actions)
-        mask = np.zeros(model.num_actions, dtype=bool)
-        actions = self.tree.ints[children, ACTION]
-        priors[actions] = self.tree.floats[children, PRIOR]
-        mask[actions] = True
-        mixed = mix_dirichlet(priors, mask, epsilon, alpha, self.np_rng)
-        self.tree.floats[children, PRIOR] = mixed[actions]
 
     def _gumbel_root(self, runner, budget: int, deadline: float):
         """Sequential halving over the top-m actions by Gumbel noise + log prior; returns

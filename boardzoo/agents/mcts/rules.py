@@ -391,3 +391,16 @@ def mix_dirichlet(
     mixed = priors.astype(np.float64).copy()
     mixed[legal] = (1.0 - epsilon) * mixed[legal] + epsilon * noise
     return mixed
+
+
+def add_root_noise(tree, epsilon: float, alpha: float, rng: np.random.Generator) -> None:
+    """Mix Dirichlet noise into the priors of an expanded root's children (in place), drawn
+    over the children in action order."""
+    children = list(tree.children())
+    actions = tree.ints[children, ACTION]
+    size = int(actions.max()) + 1
+    priors = np.zeros(size)
+    mask = np.zeros(size, dtype=bool)
+    priors[actions] = tree.floats[children, PRIOR]
+    mask[actions] = True
+    tree.floats[children, PRIOR] = mix_dirichlet(priors, mask, epsilon, alpha, rng)[actions]

@@ -175,7 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--positions", type=int, default=1000)
     label.add_argument("--out", required=True, help="the JSON Lines file to write")
     label.add_argument("--seed", type=int, default=0)
-    label.add_argument("--min-stones", type=int, default=14)
+    label.add_argument("--min-stones", type=int, default=8,
+                       help="random moves before the first labelled position")
+    label.add_argument("--best-move-prob", type=float, default=0.5,
+                       help="chance of an optimal move (else random) after that")
     label.add_argument("--exclude", action="append", default=[], metavar="FILE")
 
     bench = commands.add_parser(
@@ -350,10 +353,12 @@ def run_label(args: argparse.Namespace) -> int:
     from boardzoo.errors import InvalidOptionError
     from boardzoo.training.labels import label_connect_four, pons_keys, write_labels
 
-    if args.positions < 1 or not 4 <= args.min_stones <= 40:
-        raise InvalidOptionError("--positions must be >= 1 and --min-stones in 4..40")
+    if args.positions < 1 or not 4 <= args.min_stones <= 40 or not 0 <= args.best_move_prob <= 1:
+        raise InvalidOptionError(
+            "--positions must be >= 1, --min-stones in 4..40, --best-move-prob in 0..1")
     exclude = pons_keys(make_game("connect_four"), args.exclude)
-    labels = label_connect_four(args.positions, args.seed, args.min_stones, exclude)
+    labels = label_connect_four(args.positions, args.seed, args.min_stones, exclude,
+                                best_move_prob=args.best_move_prob)
     count = write_labels(track(labels, total=args.positions, description="solving"), args.out)
     print(f"{count} labelled positions in {args.out} ({len(exclude)} excluded positions)")
     return 0

@@ -353,12 +353,18 @@ class Solver:
     about 40 MiB), which it owns: made on the first solve, dropped by :meth:`release` or with
     the solver. Every solve xors its own salt into the keys, so entries of earlier solves are
     invisible to it (as if the table were cleared, at no cost) and a solve's result never
-    depends on what was solved before. ``KNOWLEDGE.solve`` is the module's one instance."""
+    depends on what was solved before. ``KNOWLEDGE.solve`` is the module's one instance.
 
-    def __init__(self) -> None:
+    ``reuse_table=True`` keeps the entries from one solve to the next instead: every entry is
+    a true bound on a position's score, so scores stay exact, and solving many related
+    positions (the moves of one game, a labeller's positions) gets much faster; only which of
+    several equally good columns is returned, and the node counts, then depend on history."""
+
+    def __init__(self, reuse_table: bool = False) -> None:
         self._keys: np.ndarray | None = None
         self._values: np.ndarray | None = None
         self._solves = 0
+        self._reuse_table = reuse_table
 
     def release(self) -> None:
         """Free the table (the next solve makes a new one)."""
@@ -375,7 +381,8 @@ class Solver:
         if self._keys is None or self._values is None:
             self._keys = np.zeros(_TABLE_SIZE, np.uint32)
             self._values = np.zeros(_TABLE_SIZE, np.int8)
-        self._solves += 1
+        if not (self._reuse_table and self._solves):
+            self._solves += 1
         salt = (self._solves * 0x9E3779B97F4A7C15) % (1 << 62)
         budget = np.iinfo(np.int64).max if max_nodes is None else max_nodes
         stats = np.array([0, 0, budget, salt], dtype=np.int64)

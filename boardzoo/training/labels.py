@@ -118,34 +118,41 @@ def pons_keys(game: Game, paths: Iterable[str | Path]) -> set[bytes]:
     return keys
 
 
-def label_connect_four(count: int, seed: int = 0, min_stones: int = 14,
-                       exclude: set[bytes] | None = None, time_limit: float | None = 2.0
-                       ) -> Iterator[dict]:
-    """``count`` labelled 6x7 Connect Four positions from boardzoo's own random games: one
-    position of at least ``min_stones`` stones per game, solved exactly (each move's value),
-    skipping positions (and their mirror images) in ``exclude`` and positions seen before."""
+def label_connect_four(count: int, seed: int = 0, min_stones: int = 8,
+                       exclude: set[bytes] | None = None, time_limit: float | None = 2.0,
+                       best_move_prob: float = 0.5) -> Iterator[dict]:
+    """``count`` labelled 6x7 Connect Four positions from boardzoo's own games: random moves up
+    to ``min_stones`` stones, then a strictly optimal move with probability ``best_move_prob``
+    (a random move otherwise), so the positions are those of strong and of weak play alike.
+    Every position from ``min_stones`` on is solved exactly (each move's value) and labelled,
+    except positions (or their mirror images) in ``exclude``, positions seen before and
+    positions the solver cannot settle within ``time_limit`` per move: those are played
+    through with a random move."""
     from boardzoo.envs import make_game
-    from boardzoo.knowledge.connect_four import solve
+    from boardzoo.knowledge.connect_four import Solver
 
     game = make_game("connect_four")
+    solve = Solver(reuse_table=True).solve  # one game's positions share most of their trees
     rng = np.random.default_rng(seed)
     seen = set(exclude or ())
     made = 0
     while made < count:
-        state, stones = game.initial_state(), int(rng.integers(min_stones, 30))
-        for _ in range(stones):
+        state = game.initial_state()
+        for _ in range(min_stones):
             if game.is_terminal(state):
                 break
             state = game.step(state, int(rng.choice(game.legal_actions(state))))
-        key = canonical_key(game, state)
-        if game.is_terminal(state) or key in seen:
-            continue
-        label = solver_label(game, state, solve, time_limit)
-        if label is None:
-            continue
-        seen.add(key)
-        made += 1
-        yield label
+        while made < count and not game.is_terminal(state):
+            key = canonical_key(game, state)
+            label = None if key in seen else solver_label(game, state, solve, time_limit)
+            moves = game.legal_actions(state)
+            if label is not None:
+                seen.add(key)
+                made += 1
+                yield label
+                if rng.random() < best_move_prob:
+                    moves = [int(a) for a in label["policy"]]
+            state = game.step(state, int(rng.choice(moves)))
 
 
 def write_labels(labels: Iterable[dict], path: str | Path) -> int:

@@ -6,6 +6,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -111,3 +113,23 @@ def test_ppo_selfplay_example_trains_saves_and_resumes(tmp_path):
     assert resumed == checkpoint
     more = (tmp_path / "progress.txt").read_text().splitlines()
     assert len(more) > len(lines) and int(more[-1].split()[0]) >= 1024
+
+
+@pytest.mark.slow  # about a minute of CPU: a PPO run and a 5-player round robin
+def test_compare_baselines_trains_ppo_then_rates_every_kind_of_player(tmp_path):
+    example = load("compare_baselines")
+    args = example.Args(ppo_timesteps=512, num_envs=8, scripted_envs=4, n_steps=16,
+                        batch_size=64, snapshot_every=128, eval_every=256, eval_games=2,
+                        references=("random",), alphazero="", mcts_simulations=(10, 40),
+                        alphabeta_time=0.01, games_per_pair=2, out=str(tmp_path))
+    example.main(args)
+    curve = (tmp_path / "learning_curve.csv").read_text().splitlines()
+    assert curve[0] == "steps,seconds,random" and len(curve) >= 3  # two points + the final one
+    assert int(curve[-1].split(",")[0]) >= 512
+    ratings = (tmp_path / "ratings.csv").read_text().splitlines()
+    players = {line.split(",")[0] for line in ratings[1:]}
+    assert players == {"random", "ppo", "alphabeta:time_limit=0.01", "mcts:simulations=10",
+                       "mcts:simulations=40"}
+    # every pair played its games once, all stored
+    assert all(int(line.split(",")[4]) == 2 * 4 for line in ratings[1:])
+    assert (tmp_path / "ratings.png").exists() and (tmp_path / "learning_curve.png").exists()

@@ -86,7 +86,7 @@ def did_you_mean(name: str, names: list[str]) -> str:
 
 def _hints(target: Callable) -> dict[str, Any]:
     """The constructor's type hints; none (nothing checked) if they cannot be resolved."""
-    function = target.__init__ if isinstance(target, type) else target
+    function = typing.cast(Any, target).__init__ if isinstance(target, type) else target
     try:
         return typing.get_type_hints(function)
     except Exception:  # a name imported only for type checking

@@ -18,7 +18,7 @@ computed from it. Guarantees, for any number of processes on one file:
 * **Nothing deleted.** A file that is not a boardzoo store, or a damaged one, raises
   :class:`~boardzoo.errors.StoreError` in one line and is left as it is.
 
-Training's self-play writes through :meth:`ResultsStore.sink`, a :class:`GameSink` with
+Training's self-play writes through :meth:`ResultsStore.sink`, a :class:`StoreSink` with
 ``put_game(game_id, record) -> bool``, ``game_ids() -> set[str]`` and ``get_game(game_id)``
 (the protocol of :mod:`boardzoo.training.sink`).
 """
@@ -39,7 +39,7 @@ from typing import Any
 
 from boardzoo.errors import StoreError
 
-__all__ = ["GameSink", "ResultsStore", "definition_key"]
+__all__ = ["ResultsStore", "StoreSink", "definition_key"]
 
 FORMAT = "boardzoo results store"
 VERSION = "1"
@@ -239,12 +239,12 @@ class ResultsStore:
         return True
 
     # -------------------------------------------------------------------------- sinks
-    def sink(self, name: str) -> GameSink:
-        """A :class:`GameSink` writing to this store under the match ``{"sink": name}``."""
-        return GameSink(self, self.match({"sink": name}))
+    def sink(self, name: str) -> StoreSink:
+        """A :class:`StoreSink` writing to this store under the match ``{"sink": name}``."""
+        return StoreSink(self, self.match({"sink": name}))
 
 
-class GameSink:
+class StoreSink:
     """Where training's self-play puts finished games: each id stored once, never lost."""
 
     def __init__(self, store: ResultsStore, match_id: int):

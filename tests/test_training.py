@@ -21,7 +21,7 @@ from boardzoo.agents.alphazero import checkpoint as ckpt
 from boardzoo.cli import main as cli_main
 from boardzoo.envs import make_game
 from boardzoo.errors import CheckpointError, InvalidOptionError
-from boardzoo.training import DirectorySink, TrainConfig, train
+from boardzoo.training import TrainConfig, run_games, train
 from boardzoo.training.replay import ReplayBuffer, positions_of
 from tests.tictactoe_truth import (
     network_choices,
@@ -64,11 +64,13 @@ def test_every_loader_refuses_a_pickle_that_would_create_a_file(tmp_path):
     torch.save({"weights": _CreatesAFile(target)}, run / "state.pt")
     with pytest.raises(CheckpointError, match="refuses to load code"):
         train("tictactoe", out=run, resume=True, progress=False)
-    # stored games and config files are JSON/TOML: a pickle there is refused as malformed
-    game_file = next((run / "games").glob("*.json"))
-    game_file.write_bytes(pickle.dumps(_CreatesAFile(target)))
+    # stored games (also an old run's games/ folder) and config files are JSON/TOML: a
+    # pickle there is refused as malformed
+    (run / "games").mkdir()
+    (run / "games" / "00001-0000.json").write_bytes(pickle.dumps(_CreatesAFile(target)))
     with pytest.raises(CheckpointError, match="corrupt"):
-        DirectorySink(run / "games").get_game(game_file.stem)
+        train("tictactoe", out=run, resume=True, progress=False)
+    assert (run / "games").is_dir()  # refused: left as it was
     config_file = tmp_path / "config.json"
     config_file.write_bytes(pickle.dumps(_CreatesAFile(target)))
     with pytest.raises(CheckpointError, match="not valid"):
@@ -155,10 +157,9 @@ def test_one_seed_gives_identical_games_and_weights(tmp_path):
     first = train("tictactoe", config, out=tmp_path / "a", progress=False)
     second = train("tictactoe", config, out=tmp_path / "b", progress=False)
     assert first.step == second.step == 6 and first.games == second.games == 12
-    for name in sorted(DirectorySink(tmp_path / "a" / "games").game_ids()):
-        a = DirectorySink(tmp_path / "a" / "games").get_game(name)
-        b = DirectorySink(tmp_path / "b" / "games").get_game(name)
-        assert a == b
+    with run_games(tmp_path / "a") as a, run_games(tmp_path / "b") as b:
+        assert len(a.game_ids()) == 12 and a.game_ids() == b.game_ids()
+        assert all(a.get_game(name) == b.get_game(name) for name in a.game_ids())
     wa, wb = _weights(first.checkpoint), _weights(second.checkpoint)
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
     third = train("tictactoe", TrainConfig(**{**TINY, "seed": 1}), out=tmp_path / "c",
@@ -169,41 +170,61 @@ def test_one_seed_gives_identical_games_and_weights(tmp_path):
         train("tictactoe", config, out=tmp_path / "a", progress=False)
 
 
-class _CrashingSink(DirectorySink):
-    """Stores ``limit`` games, then dies like a killed process would, mid-iteration."""
+class _CrashingSink:
+    """Stores ``limit`` games in ``sink``, then dies like a killed process would."""
 
-    def __init__(self, folder, limit):
-        super().__init__(folder)
-        self.limit, self.stored = limit, 0
+    def __init__(self, sink, limit):
+        self.sink, self.limit, self.stored = sink, limit, 0
+        self.game_ids, self.get_game = sink.game_ids, sink.get_game
 
     def put_game(self, game_id, record):
         if self.stored == self.limit:
             raise KeyboardInterrupt
         self.stored += 1
-        return super().put_game(game_id, record)
+        return self.sink.put_game(game_id, record)
 
 
 def test_resume_after_a_crash_mid_iteration_loses_and_doubles_nothing(tmp_path):
     config = TrainConfig(**{**TINY, "iterations": 3})
     whole = train("tictactoe", config, out=tmp_path / "whole", progress=False)
     crashed = tmp_path / "crashed"
-    with pytest.raises(KeyboardInterrupt):
-        train("tictactoe", config, out=crashed, sink=_CrashingSink(crashed / "games", 8),
-              progress=False)
-    assert len(DirectorySink(crashed / "games").game_ids()) == 8  # 6 + 2 of iteration 2
+    with run_games(crashed) as games, pytest.raises(KeyboardInterrupt):
+        train("tictactoe", config, out=crashed, sink=_CrashingSink(games, 8), progress=False)
+    with run_games(crashed) as games:
+        assert len(games.game_ids()) == 8  # 6 + 2 of iteration 2
     log = []
     resumed = train("tictactoe", out=crashed, resume=True, progress=False,
                     on_iteration=log.append)
     assert [row["iteration"] for row in log] == [2, 3]
     assert [row["played"] for row in log] == [4, 6]  # only the 4 missing games were played
     assert resumed.step == whole.step == 9 and resumed.iteration == 3
-    ids = DirectorySink(crashed / "games").game_ids()
-    assert ids == DirectorySink(tmp_path / "whole" / "games").game_ids() and len(ids) == 18
     assert [row["replay"] for row in log] == [r["replay"] for r in whole.log[1:]]
-    # the games stored before the crash are the uninterrupted run's games
-    for name in sorted(ids)[:8]:
-        assert (DirectorySink(crashed / "games").get_game(name)
-                == DirectorySink(tmp_path / "whole" / "games").get_game(name))
+    with run_games(crashed) as games, run_games(tmp_path / "whole") as uninterrupted:
+        ids = games.game_ids()
+        assert ids == uninterrupted.game_ids() and len(ids) == 18
+        # every game, also those stored before the crash, is the uninterrupted run's game
+        assert all(games.get_game(name) == uninterrupted.get_game(name) for name in ids)
+
+
+def test_a_run_folder_from_before_the_store_resumes_from_its_game_files(tmp_path):
+    """An older run (games/<id>.json, no results.sqlite) resumes: its games are imported once
+    and the run continues exactly as an uninterrupted one."""
+    config = TrainConfig(**{**TINY, "iterations": 2})
+    whole = train("tictactoe", config, out=tmp_path / "whole", progress=False)
+    old = tmp_path / "old"
+    train("tictactoe", TrainConfig(**{**TINY, "iterations": 1}), out=old, progress=False)
+    (old / "games").mkdir()
+    with run_games(old) as games:
+        for name in games.game_ids():
+            (old / "games" / f"{name}.json").write_text(json.dumps(games.get_game(name)))
+    for path in old.glob("results.sqlite*"):
+        path.unlink()
+    resumed = train("tictactoe", config, out=old, resume=True, progress=False)
+    assert resumed.games == 12 and resumed.step == whole.step
+    assert sorted(p.name for p in (old / "games.imported").iterdir())[0] == "00001-0000.json"
+    assert not (old / "games").exists()
+    wa, wb = _weights(whole.checkpoint), _weights(resumed.checkpoint)
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
 @pytest.mark.slow
@@ -215,17 +236,23 @@ def test_kill_9_mid_iteration_then_resume(tmp_path):
     command = [sys.executable, "-m", "boardzoo.cli", "train", "tictactoe", "--config",
                str(config), "--out", str(out)]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    games = out / "games"
+
+    def stored() -> set[str]:
+        if not (out / "results.sqlite").exists():
+            return set()
+        with run_games(out) as games:
+            return games.game_ids()
+
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and len(list(games.glob("00002-*.json"))) < 5:
+    while time.monotonic() < deadline and sum(i.startswith("00002-") for i in stored()) < 5:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    before = DirectorySink(games).game_ids()
+    before = stored()
     assert 16 < len(before) < 64, len(before)
     subprocess.run([*command[:4], "tictactoe", "--resume", str(out)], check=True,
                    capture_output=True)
-    after = DirectorySink(games).game_ids()
+    after = stored()
     assert len(after) == 64 and before <= after
     state = torch.load(out / "state.pt", weights_only=True)
     assert state["iteration"] == 4 and state["step"] == 12
@@ -313,8 +340,8 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     game = make_game("tictactoe")
     initial = AlphaZeroNet.for_game(game, NetworkConfig(config.blocks, config.channels)).eval()
     expected = play_games(initial, game, config, _tasks(config, 2), network_step=3)
-    sink = DirectorySink(tmp_path / "gated" / "games")
-    assert [sink.get_game(r["id"]) for r in expected] == expected
+    with run_games(tmp_path / "gated") as games:
+        assert [games.get_game(r["id"]) for r in expected] == expected
     assert not (tmp_path / "gated" / "best.pt").exists()
 
 
@@ -324,8 +351,8 @@ def test_two_worker_processes_store_every_game_once_with_logs(tmp_path):
     config = TrainConfig(**{**TINY, "iterations": 1, "workers": 2, "games_per_iteration": 8})
     run = train("tictactoe", config, out=tmp_path / "w2", progress=False)
     assert run.games == 8 and run.step == 3
-    assert DirectorySink(tmp_path / "w2" / "games").game_ids() == {
-        f"00001-{k:04d}" for k in range(8)}
+    with run_games(tmp_path / "w2") as games:
+        assert games.game_ids() == {f"00001-{k:04d}" for k in range(8)}
     assert list((tmp_path / "w2" / "tensorboard").glob("events.out.tfevents.*"))
     assert (tmp_path / "w2" / "curve.png").stat().st_size > 1000
     header = (tmp_path / "w2" / "log.csv").read_text().splitlines()[0].split(",")

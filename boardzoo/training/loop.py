@@ -11,19 +11,21 @@ With ``gating_games > 0`` self-play uses the *best* network, which the learner's
 replaces only after scoring more than ``gating_threshold`` against it in an arena match
 (AlphaGo Zero); without gating the newest network always plays (AlphaZero).
 
-Folder layout under ``out``: ``config.json``, ``games/`` (the sink), ``state.pt`` (resume state),
+Folder layout under ``out``: ``config.json``, ``results.sqlite`` (the results store of
+:mod:`boardzoo.store`, whose ``"selfplay"`` sink holds the games), ``state.pt`` (resume state),
 ``latest.pt`` (and with gating ``best.pt``: network checkpoints in the shipped format),
 ``log.csv``, ``curve.png``, and ``tensorboard/`` when TensorBoard is installed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
@@ -43,17 +45,21 @@ from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, pick_
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.store import ResultsStore
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.learner import Learner
 from boardzoo.training.replay import ReplayBuffer
 from boardzoo.training.selfplay import GameTask, play_games
-from boardzoo.training.sink import DirectorySink, GameSink
+from boardzoo.training.sink import GameSink
 
-__all__ = ["TrainRun", "train"]
+__all__ = ["TrainRun", "run_games", "train"]
 
 STATE_FORMAT = "boardzoo-train-state"
 STATE_VERSION = 1
 BUDGET_FIELDS = ("minutes", "iterations")
+STORE_FILE = "results.sqlite"
+SINK_NAME = "selfplay"
+OLD_GAMES_FOLDER = "games"  # before the results store: one JSON file per game
 
 
 @dataclass
@@ -84,6 +90,24 @@ def train(
     called with each iteration's log row."""
     out = Path(out or f"runs/{game}")
     config = _resolve_config(game, config, out, resume)
+    with contextlib.ExitStack() as stack:
+        if sink is None:
+            sink = stack.enter_context(run_games(out))
+            if resume:
+                _import_game_folder(out / OLD_GAMES_FOLDER, sink)
+        return _train(game, config, out, resume, sink, progress, on_iteration)
+
+
+@contextlib.contextmanager
+def run_games(out: str | Path) -> Iterator[GameSink]:
+    """The games of the run folder ``out``: the ``"selfplay"`` sink of its results store
+    (``out/results.sqlite``, created if missing), closed on exit."""
+    with ResultsStore(Path(out) / STORE_FILE) as store:
+        yield store.sink(SINK_NAME)
+
+
+def _train(game: str, config: TrainConfig, out: Path, resume: bool, sink: GameSink,
+           progress: bool, on_iteration: Callable[[dict[str, Any]], None] | None) -> TrainRun:
     torch.manual_seed(config.seed)
     rules = make_game(game, **config.game_options)
     device = pick_device(config.device)
@@ -93,7 +117,6 @@ def train(
     iteration, elapsed = 0, 0.0
     if resume and (out / "state.pt").exists():  # (killed before its first save: start over)
         iteration, elapsed = _load_state(out / "state.pt", learner, best)
-    sink = sink or DirectorySink(out / "games")
     replay = ReplayBuffer(rules, config.replay_window)
     for it in range(1, iteration + 1):
         _add_iteration(replay, sink, _tasks(config, it))
@@ -279,6 +302,26 @@ def _elo_of_score(score: float, games: int) -> float:
 
 
 # ---------------------------------------------------------------------- state and files
+def _import_game_folder(folder: Path, sink: GameSink) -> None:
+    """Move a run folder from before the results store (one ``<id>.json`` per game in
+    ``games/``) into the store: every game is stored once (an id already there is kept),
+    then the folder is renamed ``games.imported`` (kept, never deleted)."""
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise CheckpointError(
+                f"stored game {str(path)!r} is corrupt ({err}); the folder was left as it "
+                "is: move that file away to resume without it"
+            ) from None
+        if not isinstance(record, dict) or record.get("id") != path.stem:
+            raise CheckpointError(f"stored game {str(path)!r} is not the record of {path.stem!r}")
+        sink.put_game(path.stem, record)
+    folder.rename(folder.with_name(folder.name + ".imported"))
+
+
 def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bool):
     saved = out / "config.json"
     if resume:

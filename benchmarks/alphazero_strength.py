@@ -1,0 +1,215 @@
+"""Playing strength of a Connect Four AlphaZero network against exact answers (issue 9's
+checks), with every exact solver forbidden to the learned agent.
+
+* **Positions**: on the won or drawn positions among the 200 public positions and in Pons'
+  Test_L2_R1 (in a lost position every move preserves the outcome, so those are left out), the
+  share of outcome-preserving moves (a win stays a win, a draw a draw) and of strictly optimal
+  moves (fastest win), for the agent at ``--simulations`` and for the network alone (the
+  argmax of its policy over legal moves). Each move's value comes from boardzoo's solver,
+  computed *before* the solver is forbidden.
+* **Match**: the agent against ``MCTSAgent(simulations=20_000)`` with its defaults (its own
+  exact solver answers from about 14 stones on) over paired games from random 4-ply openings,
+  and, on the same openings, a perfect player (the solver's move) against that MCTS: the ceiling.
+
+While the learned agent moves, the game's exact solver raises :class:`SolverUsed`, so no
+solver answer can hide in its moves. Run (from a source checkout)::
+
+    python -m benchmarks.alphazero_strength [--checkpoint connect_four] [--simulations 200]
+        [--games 200] [--ceiling-games 0] [--workers 2] [--skip-match]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from rich.console import Console
+from rich.table import Table
+
+from boardzoo.agents import AlphaZeroAgent, MCTSAgent
+from boardzoo.arena import play_match
+from boardzoo.envs import make_env, make_game
+from boardzoo.envs.core import Game
+from boardzoo.knowledge.connect_four import Solver
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "connect4"
+UNLIMITED = 1 << 62  # solver nodes: solve to the end, however long it takes
+
+Row = tuple[str, int, list[int | None]]
+"""(position, its Pons score for the side to move, each column's score or None if full)."""
+
+
+class SolverUsed(AssertionError):
+    """Raised when a forbidden exact solver is called."""
+
+
+def _refuse(*args: Any, **kwargs: Any) -> Any:
+    raise SolverUsed("the learned agent consulted an exact solver")
+
+
+@contextlib.contextmanager
+def solvers_forbidden(game: Game) -> Iterator[None]:
+    """Make every exact-solver entry point of ``game`` raise for the duration: its knowledge's
+    ``solve`` and, for Connect Four, every :class:`Solver` instance's ``solve_position``."""
+    knowledge = game.knowledge
+    saved = knowledge.solve if knowledge is not None else None
+    saved_position = Solver.solve_position
+    if knowledge is not None:
+        object.__setattr__(knowledge, "solve", _refuse)  # Knowledge is a frozen dataclass
+    Solver.solve_position = _refuse  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Solver.solve_position = saved_position  # type: ignore[method-assign]
+        if knowledge is not None:
+            object.__setattr__(knowledge, "solve", saved)
+
+
+class NoSolverAgent:
+    """An agent whose every move is made with the game's exact solvers forbidden; picklable, so
+    arena worker processes apply the ban too."""
+
+    def __init__(self, agent: Any, game: str):
+        self.agent, self.game = agent, game
+
+    def act(self, env: Any) -> int:
+        with solvers_forbidden(make_game(self.game)):
+            return self.agent.act(env)
+
+    def reseed(self, seed: int | None) -> None:
+        if hasattr(self.agent, "reseed"):
+            self.agent.reseed(seed)
+
+
+class PerfectPlayer:
+    """Plays the solver's strictly optimal column (the ceiling of the match)."""
+
+    def __init__(self) -> None:
+        self.solver = Solver(reuse_table=True)
+
+    def act(self, env: Any) -> int:
+        solution = self.solver.solve(env.unwrapped.state_array, max_nodes=UNLIMITED)
+        assert solution is not None, "the perfect player needs a 6x7 game in progress"
+        return solution.action
+
+
+def public_rows() -> list[Row]:
+    """The 200 public positions with Pons' score of every column (full columns: None)."""
+    rows = []
+    for line in (DATA / "generated_public_200_moves.txt").read_text().splitlines():
+        sequence, score, _best, *scores = line.split()
+        rows.append((sequence, int(score), [_column_score(s) for s in scores]))
+    return rows
+
+
+def _column_score(text: str) -> int | None:
+    return None if text == "." else int(text)
+
+
+def solved_rows(name: str) -> list[Row]:
+    """The won and drawn positions of a Pons test set, every column scored by boardzoo's
+    solver (children solved)."""
+    game, solver = make_game("connect_four"), Solver(reuse_table=True)
+    rows = []
+    for line in (DATA / name).read_text().splitlines():
+        sequence, score = line.split()
+        if int(score) < 0:
+            continue
+        state = game.parse_position(sequence)
+        scores: list[int | None] = [None] * game.num_actions
+        for action in game.legal_actions(state):
+            child = game.step(state, action)
+            if game.is_terminal(child):  # a win now: Pons' score of winning with this stone
+                scores[action] = (43 - len(sequence)) // 2
+                continue
+            solution = solver.solve(child, max_nodes=UNLIMITED)
+            assert solution is not None
+            scores[action] = -solution.value
+        rows.append((sequence, int(score), scores))
+    return rows
+
+
+def move_accuracy(rows: list[Row], choose: Callable[[Any], int]) -> tuple[int, float, float]:
+    """(positions, share outcome-preserving, share strictly optimal) of ``choose(env)``'s
+    moves over the won and drawn positions of ``rows``."""
+    env = make_env("connect_four")
+    kept = optimal = count = 0
+    for sequence, score, scores in rows:
+        if score < 0:
+            continue
+        env.reset(options={"position": sequence})
+        played = scores[choose(env)]
+        assert played is not None, f"{sequence}: the agent played a full column"
+        count += 1
+        kept += played > 0 if score > 0 else played == 0
+        optimal += played == max(s for s in scores if s is not None)
+    return count, kept / count, optimal / count
+
+
+def network_alone(agent: AlphaZeroAgent) -> Callable[[Any], int]:
+    """The argmax of the network's policy over the legal moves (no search)."""
+
+    def choose(env: Any) -> int:
+        observation = env.observe(env.agent_selection)
+        planes = observation["observation"][None].astype(np.float32)
+        mask = observation["action_mask"][None].astype(bool)
+        logits = agent.batcher.evaluator(planes, mask).logits[0]
+        return int(np.argmax(np.where(mask[0], logits, -np.inf)))
+
+    return choose
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkpoint", default="connect_four")
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--opponent-simulations", type=int, default=20_000)
+    parser.add_argument("--ceiling-games", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--skip-match", action="store_true")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # one search at a time; arena workers are processes
+    console = Console(width=max(Console().width, 110))
+
+    sets = {"public 200": public_rows(), "Test_L2_R1": solved_rows("Test_L2_R1")}
+    agent = AlphaZeroAgent.from_checkpoint(args.checkpoint, simulations=args.simulations,
+                                           exact_solver=False, seed=0)
+    table = Table(title=f"{args.checkpoint}: won/drawn positions, solvers forbidden")
+    for column in ("set", "player", "positions", "outcome-preserving", "strictly optimal", "s"):
+        table.add_column(column, justify="right")
+    players = {f"search, {args.simulations} sims": agent.act, "network alone": network_alone(agent)}
+    with solvers_forbidden(make_game("connect_four")):
+        for set_name, rows in sets.items():
+            for player, choose in players.items():
+                start = time.perf_counter()
+                n, kept, optimal = move_accuracy(rows, choose)
+                table.add_row(set_name, player, str(n), f"{kept:.1%}", f"{optimal:.1%}",
+                              f"{time.perf_counter() - start:.0f}")
+    console.print(table)
+    if args.skip_match:
+        return
+    opponent = MCTSAgent(simulations=args.opponent_simulations, seed=0)
+    contenders: dict[str, tuple[Any, int]] = {
+        f"AlphaZero {args.simulations} sims": (NoSolverAgent(agent, "connect_four"), args.games)}
+    if args.ceiling_games:
+        contenders["perfect player (ceiling)"] = (PerfectPlayer(), args.ceiling_games)
+    for name, (player, games) in contenders.items():
+        start = time.perf_counter()
+        result = play_match("connect_four", player, opponent, games=games, seed=0,
+                            opening_plies=4, workers=args.workers)
+        low, high = result.score_ci
+        console.print(f"{name} vs MCTSAgent(simulations={args.opponent_simulations:,}): "
+                      f"+{result.wins} ={result.draws} -{result.losses}, score "
+                      f"{result.score:.3f} [95%: {low:.3f}, {high:.3f}] over {games} games "
+                      f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

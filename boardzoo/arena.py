@@ -16,10 +16,9 @@ import copy
 import inspect
 import json
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -31,6 +30,7 @@ from boardzoo.agents.base import Agent
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.aec import AGENTS
 from boardzoo.errors import InvalidOptionError
+from boardzoo.executor import Executor, LocalExecutor
 from boardzoo.ratings import elo_ratings, score_interval
 from boardzoo.store import ResultsStore
 
@@ -211,6 +211,7 @@ def play_match(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     time_limit: float | None = None,
+    executor: Executor | None = None,
 ) -> MatchResult:
     """Play ``games`` games; agent_a takes player_0 in even-indexed games and player_1 in odd
     ones, and games 2k and 2k+1 start from the same random opening of ``opening_plies`` moves.
@@ -223,8 +224,10 @@ def play_match(
     the games of an uninterrupted one. ``time_limit`` (seconds per move) is given to copies
     of the agents that have a ``time_limit`` attribute (the agents passed in keep theirs);
     every record keeps the seconds each move took. ``workers > 1`` plays games in parallel
-    processes (agents must be picklable), which end if this process dies. ``progress(n)``
-    is called with the number of games just finished (here or by another process).
+    processes (agents must be picklable), which end if this process dies; an ``executor``
+    (:mod:`boardzoo.executor`, e.g. Ray) plays them instead, ``executor.workers`` at a time,
+    while this process alone stores them. ``progress(n)`` is called with the number of games
+    just finished (here or by another process).
     """
     if not isinstance(games, int) or games < 1:
         raise InvalidOptionError(f"games={games!r}: play at least one game")
@@ -235,22 +238,15 @@ def play_match(
         i: (game, agent_a, agent_b, i, openings[i // 2], game_options, seed)
         for i in range(games)
     }
-    if store is None:
-        records = {}
-        for record in _run(list(tasks.values()), workers):
-            records[record.index] = record
-            if progress:
-                progress(1)
-    else:
-        definition = {
-            "game": game,
-            "options": _plain(rules.options),
-            "agents": [agent_spec(agent_a), agent_spec(agent_b)],
-            "opening_plies": opening_plies,
-            "seed": seed,
-        }
-        with _opened(store) as results:
-            records = _play_stored(results, definition, tasks, workers, progress)
+    definition = {
+        "game": game,
+        "options": _plain(rules.options),
+        "agents": [agent_spec(agent_a), agent_spec(agent_b)],
+        "opening_plies": opening_plies,
+        "seed": seed,
+    }
+    with _executing(executor, workers) as runner, _opened(store) as results:
+        records = _play_stored(results, definition, tasks, runner, progress)
     ordered = [records[i] for i in range(games)]
     wins = sum(r.score == 1.0 for r in ordered)
     losses = sum(r.score == 0.0 for r in ordered)
@@ -263,12 +259,13 @@ def _plain(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _opened(store: str | os.PathLike | ResultsStore) -> Iterator[ResultsStore]:
-    """The store itself, or one opened at a path for the duration of a match."""
+def _opened(store: str | os.PathLike | ResultsStore | None) -> Iterator[ResultsStore]:
+    """The store itself, or one opened at a path (in memory for None) for the duration of a
+    match."""
     if isinstance(store, ResultsStore):
         yield store
         return
-    results = ResultsStore(store)
+    results = ResultsStore(":memory:" if store is None else store)
     try:
         yield results
     finally:
@@ -279,7 +276,7 @@ def _play_stored(
     results: ResultsStore,
     definition: dict[str, Any],
     tasks: dict[int, tuple],
-    workers: int,
+    runner: Executor,
     progress: Callable[[int], None] | None,
 ) -> dict[int, GameRecord]:
     """Claim, play and store the match's games until every one is stored (waiting for games
@@ -291,69 +288,35 @@ def _play_stored(
         progress(seen)
     running: dict[Future, str] = {}
     try:
-        with _pool(workers) as pool:
-            while True:
-                while len(running) < max(1, workers):
-                    game_id = results.claim(match, ids)
-                    if game_id is None:
-                        break
-                    running[pool.submit(_play_indexed, tasks[int(game_id)])] = game_id
-                if not running and not results.pending_elsewhere(match, ids):
+        while True:
+            while len(running) < runner.workers:
+                game_id = results.claim(match, ids)
+                if game_id is None:
                     break
-                finished, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    results.put(match, running.pop(future), asdict(future.result()))
-                stored = results.count(match)
-                if progress and stored > seen:
-                    progress(stored - seen)
-                seen = stored
+                running[runner.submit(_play_indexed, tasks[int(game_id)])] = game_id
+            if not running and not results.pending_elsewhere(match, ids):
+                break
+            finished, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in finished:
+                results.put(match, running.pop(future), asdict(future.result()))
+            stored = results.count(match)
+            if progress and stored > seen:
+                progress(stored - seen)
+            seen = stored
     finally:
         with contextlib.suppress(Exception):
             results.release()
     return {int(k): GameRecord(**v) for k, v in results.records(match).items()}
 
 
-class _InlinePool:
-    """``submit`` runs the call at once (one worker: no process to start)."""
-
-    def submit(self, fn: Callable, *args: Any) -> Future:
-        future: Future = Future()
-        future.set_result(fn(*args))
-        return future
-
-
 @contextlib.contextmanager
-def _pool(workers: int) -> Iterator[Any]:
-    if workers <= 1:
-        yield _InlinePool()
+def _executing(executor: Executor | None, workers: int) -> Iterator[Executor]:
+    """The executor itself, or local processes (``workers``) for the duration of a match."""
+    if executor is not None:
+        yield executor
         return
-    pool = ProcessPoolExecutor(
-        max_workers=workers, initializer=_die_with_parent, initargs=(os.getpid(),)
-    )
-    try:
-        yield pool
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _die_with_parent(parent: int) -> None:
-    """Worker initializer: exit as soon as the arena process that started us is gone (a
-    ``kill -9`` of the parent would otherwise leave workers waiting forever)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _run(todo: list[tuple], workers: int) -> Iterator[GameRecord]:
-    if workers <= 1 or len(todo) <= 1:
-        yield from map(_play_indexed, todo)
-        return
-    with _pool(workers) as pool:
-        yield from pool.map(_play_indexed, todo)
+    with LocalExecutor(max(1, workers)) as local:
+        yield local
 
 
 def export_match(
@@ -519,17 +482,20 @@ def tournament(
     progress: Callable[[int], None] | None = None,
     anchor: str | None = None,
     time_limit: float | None = None,
+    executor: Executor | None = None,
 ) -> TournamentResult:
     """Round robin: every pair plays ``games_per_pair`` games (see :func:`play_match`); Elo
     by maximum likelihood, anchored at ``anchor`` (default "random" if present, else the mean).
     With ``store`` every match is stored there and the run resumes (or is shared by several
-    processes); ``time_limit`` is passed on to every match."""
+    processes); ``time_limit`` is passed on to every match; every match runs on ``executor``
+    (default: ``workers`` local processes, started once for the whole tournament)."""
     names = list(agents)
     if len(names) < 2:
         raise InvalidOptionError("a tournament needs at least two agents")
     matches = {}
     with contextlib.ExitStack() as stack:
         results = None if store is None else stack.enter_context(_opened(store))
+        runner = stack.enter_context(_executing(executor, workers))
         for pair_index, (a, b) in enumerate(combinations(names, 2)):
             matches[(a, b)] = play_match(
                 game,
@@ -543,6 +509,7 @@ def tournament(
                 workers,
                 progress,
                 time_limit,
+                runner,
             )
     scores = [
         (names.index(a), names.index(b), r.score)

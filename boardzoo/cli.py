@@ -54,6 +54,19 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_backend_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--backend", choices=["local", "ray"], default="local",
+        help=f"where {what} run: local processes (default) or Ray (pip install "
+        "'boardzoo[ray]'; see docs/ray.md)",
+    )
+    parser.add_argument(
+        "--ray-address", default=None, metavar="ADDR",
+        help="the Ray cluster to use (e.g. 10.0.0.5:6379 or auto); default with --backend "
+        "ray: a local Ray instance on loopback, shut down at the end",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="boardzoo",
@@ -91,9 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=min(2, os.cpu_count() or 1),
         help="parallel game processes (default: %(default)s)",
     )
-    arena.add_argument(
-        "--backend", choices=["local"], default="local", help="where games run (local processes)"
-    )
+    _add_backend_options(arena, "games")
     arena.add_argument(
         "--out",
         default="arena_results",
@@ -158,9 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     training.add_argument("--supervised-steps", type=int, default=None,
                           help="gradient steps of that warm start (default: ~4 passes)")
-    training.add_argument(
-        "--backend", choices=["local"], default="local", help="where self-play runs"
-    )
+    _add_backend_options(training, "self-play")
     _add_game_options(training)
 
     label = commands.add_parser(
@@ -228,17 +237,21 @@ def run_arena(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from boardzoo.arena import tournament
+    from boardzoo.executor import make_executor
     from boardzoo.store import ResultsStore
 
     game, options, agents, formats = _checked_arena_arguments(args)
     out = Path(args.out) / game
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
-    with ResultsStore(store_path) as store:
+    with ResultsStore(store_path) as store, make_executor(
+        args.backend, args.workers, args.ray_address
+    ) as executor:
         pairs = len(agents) * (len(agents) - 1) // 2
         console.print(
             f"[bold]{game}[/]: {len(agents)} agents, {args.games} games per pair, "
-            f"{args.workers} worker(s); games stored in {store_path} (a rerun resumes)"
+            f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
+            "(a rerun resumes)"
         )
         with console.status("compiling kernels (first run only)..."):
             _warm_up(game, options, agents.values())
@@ -258,8 +271,8 @@ def run_arena(args: argparse.Namespace) -> int:
                 opening_plies=args.opening_plies,
                 game_options=options,
                 store=store,
-                workers=args.workers,
                 progress=lambda n: progress.advance(task, n),
+                executor=executor,
             )
     result.table(console)
     paths = result.save(out) + result.export(out, formats)
@@ -289,6 +302,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
                                ("--opening-plies", args.opening_plies, 0)):
         if value < least:
             raise InvalidOptionError(f"{flag} {value}: use an integer >= {least}")
+    _check_backend(args)
     formats = [f.strip() for f in args.export.split(",") if f.strip()]
     unknown = sorted(set(formats) - set(EXPORT_FORMATS))
     if unknown:
@@ -319,12 +333,20 @@ def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:
         copy.deepcopy(agent).act(env)
 
 
+def _check_backend(args: argparse.Namespace) -> None:
+    from boardzoo.errors import InvalidOptionError
+
+    if args.ray_address is not None and args.backend != "ray":
+        raise InvalidOptionError(f"--ray-address {args.ray_address}: use it with --backend ray")
+
+
 def run_train(args: argparse.Namespace) -> int:
     import torch
 
     from boardzoo.training import TrainConfig, train
 
     torch.set_num_threads(1)
+    _check_backend(args)
     values = TrainConfig.from_file(args.config).to_dict() if args.config else {}
     flags = {"minutes": args.minutes, "iterations": args.iterations, "workers": args.workers,
              "seed": args.seed, "from_records": args.from_records,
@@ -340,7 +362,7 @@ def run_train(args: argparse.Namespace) -> int:
     budget_given = args.minutes is not None or args.iterations is not None
     # a resumed run keeps its saved config; only a new budget replaces the old one
     run = train(args.game, config if (budget_given or not resume) else None, out=out,
-                resume=resume)
+                resume=resume, backend=args.backend, ray_address=args.ray_address)
     print(f"{run.iteration} iterations, {run.step} training steps, {run.games} games stored; "
           f"checkpoint {run.checkpoint}, curve {run.out / 'curve.png'}")
     return 0

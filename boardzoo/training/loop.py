@@ -26,9 +26,8 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +44,12 @@ from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, pick_
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.executor import Executor, WorkerPool, make_executor
 from boardzoo.store import ResultsStore
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.learner import Learner
 from boardzoo.training.replay import ReplayBuffer
-from boardzoo.training.selfplay import GameTask, play_games
+from boardzoo.training.selfplay import GameTask, SelfPlayWorker
 from boardzoo.training.sink import GameSink
 
 __all__ = ["TrainRun", "run_games", "train"]
@@ -83,11 +83,16 @@ def train(
     sink: GameSink | None = None,
     progress: bool = True,
     on_iteration: Callable[[dict[str, Any]], None] | None = None,
+    backend: str | Executor = "local",
+    ray_address: str | None = None,
 ) -> TrainRun:
     """Train an AlphaZero network for ``game`` (module docstring). With ``resume``, ``out``
     must hold an earlier run of the same game; its config is kept except the budget
     (``minutes``/``iterations``), taken from ``config`` when given. ``on_iteration`` is
-    called with each iteration's log row."""
+    called with each iteration's log row. Self-play runs on ``backend``: ``"local"``
+    (``config.workers`` processes), ``"ray"`` (``config.workers`` Ray actors, on the cluster
+    at ``ray_address`` or a local instance) or an :class:`~boardzoo.executor.Executor`
+    (its workers; the caller closes it); games are stored here, by this process."""
     out = Path(out or f"runs/{game}")
     config = _resolve_config(game, config, out, resume)
     with contextlib.ExitStack() as stack:
@@ -95,7 +100,12 @@ def train(
             sink = stack.enter_context(run_games(out))
             if resume:
                 _import_game_folder(out / OLD_GAMES_FOLDER, sink)
-        return _train(game, config, out, resume, sink, progress, on_iteration)
+        if not isinstance(backend, Executor):
+            backend = stack.enter_context(
+                make_executor(backend, config.workers, ray_address, start_method="spawn"))
+        pool = backend.worker_pool(partial(SelfPlayWorker, game, config))
+        stack.callback(pool.close)
+        return _train(game, config, out, resume, sink, pool, progress, on_iteration)
 
 
 @contextlib.contextmanager
@@ -107,16 +117,17 @@ def run_games(out: str | Path) -> Iterator[GameSink]:
 
 
 def _train(game: str, config: TrainConfig, out: Path, resume: bool, sink: GameSink,
-           progress: bool, on_iteration: Callable[[dict[str, Any]], None] | None) -> TrainRun:
+           pool: WorkerPool, progress: bool,
+           on_iteration: Callable[[dict[str, Any]], None] | None) -> TrainRun:
     torch.manual_seed(config.seed)
     rules = make_game(game, **config.game_options)
     device = pick_device(config.device)
     net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels)).to(device)
     learner = Learner(net, config)
     best = copy.deepcopy(net) if config.gating_games else None
-    iteration, elapsed = 0, 0.0
+    iteration, elapsed, best_step = 0, 0.0, 0
     if resume and (out / "state.pt").exists():  # (killed before its first save: start over)
-        iteration, elapsed = _load_state(out / "state.pt", learner, best)
+        iteration, elapsed, best_step = _load_state(out / "state.pt", learner, best)
     replay = ReplayBuffer(rules, config.replay_window)
     for it in range(1, iteration + 1):
         _add_iteration(replay, sink, _tasks(config, it))
@@ -124,20 +135,25 @@ def _train(game: str, config: TrainConfig, out: Path, resume: bool, sink: GameSi
     writer = _tensorboard(out)
     if config.from_records and iteration == 0 and not log:
         log.append(_warm_start(rules, config, learner, out, best))
+        best_step = learner.step
     started = time.monotonic() - elapsed
     with _progress_bar(progress, config) as bar:
         while _budget_left(config, iteration, time.monotonic() - started):
             iteration += 1
             learner.progress = _budget_spent(config, iteration - 1, time.monotonic() - started)
-            row = _iteration(rules, config, learner, replay, sink, iteration, best)
+            version = learner.step if best is None else best_step
+            row = _iteration(rules, config, learner, replay, sink, pool, iteration,
+                             best or learner.net, version)
             if best is not None:
                 row.update(_gate(rules, config, learner.net, best, iteration, out))
+                best_step = learner.step if row["promoted"] else best_step
             row["minutes"] = round((time.monotonic() - started) / 60, 3)
             if config.eval_every and (iteration % config.eval_every == 0 or
                                       not _budget_left(config, iteration,
                                                        time.monotonic() - started)):
                 row.update(_measure(rules, net, config, iteration))
-            _save_state(out, rules, learner, iteration, time.monotonic() - started, best)
+            _save_state(out, rules, learner, iteration, time.monotonic() - started, best,
+                        best_step)
             log.append(row)
             _write_log(out / "log.csv", log)
             if writer is not None:
@@ -163,14 +179,15 @@ def _tasks(config: TrainConfig, iteration: int) -> list[GameTask]:
 
 
 def _iteration(rules: Game, config: TrainConfig, learner: Learner, replay: ReplayBuffer,
-               sink: GameSink, iteration: int, best: AlphaZeroNet | None) -> dict[str, Any]:
-    """Self-play (with the best network under gating, else the learner's), store, replay,
-    learn; returns the iteration's log row."""
+               sink: GameSink, pool: WorkerPool, iteration: int, player: AlphaZeroNet,
+               version: int) -> dict[str, Any]:
+    """Self-play with ``player`` as network ``version`` (the best network under gating, else
+    the learner's), store, replay, learn; returns the iteration's log row."""
     tasks = _tasks(config, iteration)
     stored = sink.game_ids()
     todo = [t for t in tasks if t.game_id not in stored]
     start = time.monotonic()
-    for record in _self_play(best or learner.net, rules, config, todo, learner.step):
+    for record in _self_play(pool, player, config, todo, version):
         sink.put_game(record["id"], record)
     selfplay_seconds = time.monotonic() - start
     records, positions = _add_iteration(replay, sink, tasks)
@@ -203,37 +220,18 @@ def _add_iteration(replay: ReplayBuffer, sink: GameSink, tasks: list[GameTask]):
     return records, positions
 
 
-def _self_play(net: AlphaZeroNet, rules: Game, config: TrainConfig, tasks: list[GameTask],
-               step: int):
-    """Yield finished game records: in this process with one worker, else from a pool of
-    ``workers`` processes (chunks of ``parallel_games``), each as soon as its chunk ends."""
+def _self_play(pool: WorkerPool, net: AlphaZeroNet, config: TrainConfig,
+               tasks: list[GameTask], version: int) -> Iterator[dict[str, Any]]:
+    """Yield finished game records from the self-play workers (chunks of ``parallel_games``
+    games), each chunk as soon as it ends; the workers first take ``net``'s weights as
+    network ``version``."""
     if not tasks:
         return
-    net.eval()
-    if config.workers <= 1:
-        yield from play_games(net, rules, config, tasks, step)
-        return
-    weights = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    pool.share("load", {k: v.detach().cpu() for k, v in net.state_dict().items()}, version)
     chunks = [tasks[i:i + config.parallel_games]
               for i in range(0, len(tasks), config.parallel_games)]
-    with ProcessPoolExecutor(config.workers, mp_context=get_context("spawn"),
-                             initializer=_worker_init) as pool:
-        futures = [pool.submit(_play_chunk, rules.name, config, weights, chunk, step)
-                   for chunk in chunks]
-        for future in as_completed(futures):
-            yield from future.result()
-
-
-def _worker_init() -> None:
-    torch.set_num_threads(1)
-
-
-def _play_chunk(game: str, config: TrainConfig, weights: dict, tasks: list[GameTask],
-                step: int) -> list[dict[str, Any]]:
-    rules = make_game(game, **config.game_options)
-    net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
-    net.load_state_dict(weights)
-    return play_games(net.eval(), rules, config, tasks, step)
+    for records in pool.map_unordered("play", chunks):
+        yield from records
 
 
 def _warm_start(rules: Game, config: TrainConfig, learner: Learner, out: Path,
@@ -253,7 +251,7 @@ def _warm_start(rules: Game, config: TrainConfig, learner: Learner, out: Path,
            **{k: round(v, 5) for k, v in parts.items()}}
     if best is not None:
         best.load_state_dict(learner.net.state_dict())
-    _save_state(out, rules, learner, 0, 0.0, best)
+    _save_state(out, rules, learner, 0, 0.0, best, learner.step)
     _write_log(out / "log.csv", [row])
     return row
 
@@ -349,18 +347,23 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
 
 
 def _save_state(out: Path, rules: Game, learner: Learner, iteration: int, elapsed: float,
-                best: AlphaZeroNet | None):
-    """The resume state and the latest network checkpoint, each written atomically."""
+                best: AlphaZeroNet | None, best_step: int):
+    """The resume state and the latest network checkpoint, each written atomically;
+    ``best_step``: the learner step at which the best network (under gating) was taken."""
     state = {"format": STATE_FORMAT, "version": STATE_VERSION, "game": rules.name,
              "iteration": iteration, "elapsed": elapsed, **learner.state()}
     if best is not None:
         state["best_weights"] = best.state_dict()
+        state["best_step"] = best_step
     atomic_write_bytes(out / "state.pt", torch_bytes(state))
     save_checkpoint(out / "latest.pt", rules, learner.net, learner.step,
                     {"iteration": iteration, "minutes": round(elapsed / 60, 2)})
 
 
-def _load_state(path: Path, learner: Learner, best: AlphaZeroNet | None) -> tuple[int, float]:
+def _load_state(path: Path, learner: Learner,
+                best: AlphaZeroNet | None) -> tuple[int, float, int]:
+    """(iteration, elapsed seconds, best network's step) of a saved run, loaded into
+    ``learner`` and ``best``."""
     state = safe_torch_load(path, "training state")
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a boardzoo training state")
@@ -374,7 +377,7 @@ def _load_state(path: Path, learner: Learner, best: AlphaZeroNet | None) -> tupl
             best.load_state_dict(state["best_weights"])
     except (KeyError, RuntimeError, ValueError) as err:
         raise CheckpointError(f"{str(path)!r} does not fit this network: {err}") from None
-    return int(state["iteration"]), float(state["elapsed"])
+    return int(state["iteration"]), float(state["elapsed"]), int(state.get("best_step", 0))
 
 
 def _budget_spent(config: TrainConfig, iteration: int, seconds: float) -> float:

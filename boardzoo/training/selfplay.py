@@ -20,17 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator
+from boardzoo.agents.alphazero.network import (
+    AlphaZeroNet,
+    NetworkConfig,
+    NetworkEvaluator,
+    pick_device,
+)
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.rules import PUCT, SearchConfig, add_root_noise
 from boardzoo.agents.mcts.tree import ACTION, VALUE, VISITS, Tree
+from boardzoo.envs import make_game
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game, outcome_returns
 from boardzoo.rng import make_rng
 from boardzoo.training.config import TrainConfig
 from boardzoo.wrappers.model import EnvModel
 
-__all__ = ["GameTask", "play_games", "search_settings"]
+__all__ = ["GameTask", "SelfPlayWorker", "play_games", "search_settings"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,28 @@ class _Game:
     full: bool = False
     resigned: int | None = None
     would_resign: int | None = None
+
+
+class SelfPlayWorker:
+    """A self-play worker (a process or a Ray actor): its own copy of the network, loaded
+    with versioned weights; every game it plays records that version (the learner's step
+    when the weights were taken) as ``network_step``."""
+
+    def __init__(self, game: str, config: TrainConfig):
+        self.game = make_game(game, **config.game_options)
+        self.config = config
+        self.net = AlphaZeroNet.for_game(self.game, NetworkConfig(config.blocks, config.channels))
+        self.net.to(pick_device(config.device)).eval()
+        self.version = 0
+
+    def load(self, weights: dict[str, Any], version: int) -> None:
+        """Take the network weights of ``version`` (a state dict)."""
+        self.net.load_state_dict(weights)
+        self.version = version
+
+    def play(self, tasks: list[GameTask]) -> list[dict[str, Any]]:
+        """One record per task, in task order (:func:`play_games`)."""
+        return play_games(self.net, self.game, self.config, tasks, self.version)
 
 
 def search_settings(config: TrainConfig):

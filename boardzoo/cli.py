@@ -1,4 +1,4 @@
-"""The ``boardzoo`` command: arena (the main job), play, bench.
+"""The ``boardzoo`` command: arena (the main job), play, train, label, bench, serve.
 
 Run ``boardzoo --help`` or ``boardzoo COMMAND --help``.
 """
@@ -199,6 +199,17 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("game", nargs="?", default=None, help="only this game")
     bench.add_argument("--repeats", type=int, default=3, help="repetitions per figure (median)")
     bench.add_argument("--out", default=None, help="also write the table as JSON here")
+
+    serve = commands.add_parser(
+        "serve",
+        help="play any game against any agent in the browser (the web extra)",
+        description="Serve the boardzoo page: pick a game and an opponent, play by clicking, "
+        "watch the agent's search live. Binds to loopback; see docs/web.md.",
+    )
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to bind (default: %(default)s, this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="default: %(default)s")
+    serve.add_argument("--open", action="store_true", help="open the page in a browser")
     return parser
 
 
@@ -215,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_train(args)
         if args.command == "label":
             return run_label(args)
+        if args.command == "serve":
+            return run_serve(args)
         return run_bench(args)
     except BoardzooError as err:
         print(f"boardzoo {args.command}: error: {err}", file=sys.stderr)
@@ -448,6 +461,23 @@ def _ask_move(env: Any) -> int | None:
             return action
         except IllegalActionError as err:
             print(f"{err} ('help' lists every legal move)")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from boardzoo.errors import InvalidOptionError
+
+    if not 0 < args.port < 65536:
+        raise InvalidOptionError(f"--port {args.port}: use 1..65535")
+    try:
+        import starlette  # noqa: F401 - the web extra's libraries
+        import uvicorn  # noqa: F401
+    except ImportError as err:
+        raise InvalidOptionError(
+            f"boardzoo serve needs the web extra: pip install 'boardzoo[web]' ({err})") from None
+    from boardzoo.web import serve
+
+    serve(args.host, args.port, open_browser=args.open)
+    return 0
 
 
 def run_bench(args: argparse.Namespace) -> int:

@@ -1,0 +1,260 @@
+"""The ASGI app behind ``boardzoo serve``: the page's files, a JSON API and a WebSocket.
+
+Routes (every one behind :class:`~boardzoo.web.security.HostOriginGuard`; nothing but GET
+reads, every change is a POST with a JSON body)::
+
+    GET  /                              the page
+    GET  /static/<file>                 its files (only the package's static folder)
+    GET  /api/catalog                   games, their options, the opponents, the checkpoints
+    POST /api/games                     {game, options, agent, agent_options, human_seat,
+                                         record?} -> a new game (201)
+    GET  /api/games/<id>                the game's view
+    POST /api/games/<id>/move           {action, ply}: the person's move
+    POST /api/games/<id>/undo | swap | stop | close
+    GET  /api/games/<id>/record?format=jsonl|sgf      the record as a download
+    WS   /api/games/<id>/live           the view and the live analysis, pushed
+
+Every malformed request is a 4xx with ``{"error": message}``: bad JSON or fields 400, an
+unknown id 404, a body over :data:`MAX_BODY` 413, not JSON 415, a stale move 409, too
+many games 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from boardzoo.errors import BoardzooError
+from boardzoo.web.catalog import agent_for, catalog, game_from_text
+from boardzoo.web.games import Games, TooManyGamesError, UnknownGameIdError
+from boardzoo.web.security import HostOriginGuard
+from boardzoo.web.session import StaleMoveError, load_record
+
+__all__ = ["MAX_BODY", "create_app"]
+
+MAX_BODY = 256 * 1024  # bytes of a request body (a long SGF record fits many times over)
+STATIC = Path(str(resources.files("boardzoo.web") / "static"))
+_PAGE_HEADERS = {
+    # the page runs only its own scripts, talks only to this server, is never framed
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                               "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class RequestError(Exception):
+    """A request the API refuses: ``status`` and a message for the person."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def create_app(allowed_hosts: list[str], idle_seconds: float = 1800.0, max_games: int = 8,
+               spare_workers: int = 1) -> Starlette:
+    """The app; ``allowed_hosts`` are the ``Host`` values it answers (``"127.0.0.1:8000"``,
+    see :func:`~boardzoo.web.security.loopback_hosts`). Games idle for ``idle_seconds`` (no
+    request, no open page) are closed; at most ``max_games`` are open at once, each with
+    its agent's process; ``spare_workers`` processes are started ahead, so a new game's
+    agent is ready sooner."""
+    games = Games(idle_seconds=idle_seconds, max_games=max_games, spare=spare_workers)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        games.start(asyncio.get_running_loop())
+        try:
+            yield
+        finally:
+            await games.close_all()
+
+    routes = [
+        Route("/", page),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/api/catalog", catalog_endpoint),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{id}", show_game),
+        Route("/api/games/{id}/move", move, methods=["POST"]),
+        Route("/api/games/{id}/{command:str}", command, methods=["POST"]),
+        Route("/api/games/{id}/record", record),
+        WebSocketRoute("/api/games/{id}/live", live),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={RequestError: _refused, BoardzooError: _bad_input,
+                                        HTTPException: _http_error, Exception: _crashed})
+    app.state.games = games
+    app.add_middleware(HostOriginGuard, allowed_hosts=allowed_hosts)
+    return app
+
+
+# ------------------------------------------------------------------------------ handlers
+async def page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers=_PAGE_HEADERS)
+
+
+def catalog_endpoint(request: Request) -> Response:
+    """Sync on purpose: Starlette runs it in a thread (the first call reads checkpoints)."""
+    return JSONResponse(catalog())
+
+
+async def new_game(request: Request) -> Response:
+    body = await _json_body(request)
+    game = game_from_text(body.get("game"), body.get("options", {}))
+    spec = agent_for(game, body.get("agent", "random"), body.get("agent_options", {}))
+    seat = body.get("human_seat", 0)
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise RequestError(400, f"human_seat={seat!r}: 0 (you move first) or 1")
+    text = body.get("record")
+    if text is not None and not isinstance(text, str):
+        raise RequestError(400, "record must be text: a position or an arena record")
+    start, moves = load_record(game, text) if text and text.strip() else (None, [])
+    session = await _games(request).open(game, spec, seat, start, moves)
+    return JSONResponse(_games(request).view(session), status_code=201)
+
+
+async def show_game(request: Request) -> Response:
+    games = _games(request)
+    return JSONResponse(games.view(_session(request)))
+
+
+async def move(request: Request) -> Response:
+    body = await _json_body(request)
+    games, session = _games(request), _session(request)
+    try:
+        games.human_move(session, body.get("action"), body.get("ply"))
+    except StaleMoveError as err:
+        raise RequestError(409, str(err)) from None
+    return JSONResponse(games.view(session))
+
+
+async def command(request: Request) -> Response:
+    await _json_body(request)  # the same checks as every POST, though no field is read
+    games, session = _games(request), _session(request)
+    name = request.path_params["command"]
+    actions = {"undo": games.undo, "swap": games.swap, "stop": games.stop,
+               "close": games.close}
+    if name not in actions:
+        raise RequestError(404, f"no command {name!r}; commands: move, {', '.join(actions)}")
+    await actions[name](session)
+    return JSONResponse(games.view(session) if name != "close" else {"closed": session.id})
+
+
+async def record(request: Request) -> Response:
+    session = _session(request)
+    kind = request.query_params.get("format", "jsonl")
+    stem = f"boardzoo-{session.game.name}-{session.id[:6]}"
+    if kind == "jsonl":
+        text = json.dumps(session.record()) + "\n"
+        media = "application/jsonl"
+    elif kind == "sgf":
+        sgf = session.sgf()
+        if sgf is None:
+            raise RequestError(400, f"{session.game.name} has no SGF records (Go and Gomoku "
+                                    "do); download format=jsonl")
+        text, media = sgf + "\n", "application/x-go-sgf"
+    else:
+        raise RequestError(400, f"format={kind!r}: use jsonl (every game) or sgf (Go, Gomoku)")
+    return Response(text, media_type=media, headers={
+        "Content-Disposition": f'attachment; filename="{stem}.{kind}"'})
+
+
+async def live(websocket: WebSocket) -> None:
+    """Push the view on every change and the analysis while the agent thinks."""
+    games = websocket.app.state.games
+    try:
+        session = games.get(websocket.path_params["id"])
+    except UnknownGameIdError:
+        await websocket.close(code=4404, reason="no such game")
+        return
+    await websocket.accept()
+    queue = games.subscribe(session)
+    try:
+        await websocket.send_json({"type": "view", "view": games.view(session)})
+        listener = asyncio.ensure_future(_until_closed(websocket))
+        while not listener.done():
+            getter = asyncio.ensure_future(queue.get())
+            done, _ = await asyncio.wait({getter, listener}, return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                await websocket.send_json(getter.result())
+            else:
+                getter.cancel()
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        games.unsubscribe(session, queue)
+
+
+async def _until_closed(websocket: WebSocket) -> None:
+    """Read (and ignore) what the page sends until it goes."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            await websocket.receive_text()
+
+
+# ------------------------------------------------------------------------------ helpers
+def _games(request: Request) -> Games:
+    return request.app.state.games
+
+
+def _session(request: Request) -> Any:
+    try:
+        return _games(request).get(request.path_params["id"])
+    except UnknownGameIdError as err:
+        raise RequestError(404, str(err)) from None
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """The body as a JSON object, at most MAX_BODY bytes (counted as it arrives)."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise RequestError(415, f"send JSON (Content-Type: application/json), not {kind!r}")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise RequestError(413, f"the body is over {MAX_BODY} bytes")
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY:
+            raise RequestError(413, f"the body is over {MAX_BODY} bytes")
+    try:
+        body = json.loads(data or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise RequestError(400, f"the body is not valid JSON: {err}") from None
+    if not isinstance(body, dict):
+        raise RequestError(400, "the body must be a JSON object")
+    return body
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestError)
+    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+
+async def _bad_input(request: Request, exc: Exception) -> Response:
+    status = 429 if isinstance(exc, TooManyGamesError) else 400
+    return JSONResponse({"error": str(exc)}, status_code=status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+
+
+async def _crashed(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"},
+                        status_code=500)

@@ -1,0 +1,186 @@
+"""One game on the page: the position and its history, the person's seat, the opponent's
+spec, and the undo / swap rules. Pure bookkeeping: no I/O, no agent, no event loop.
+
+``history[k]`` is the env snapshot after ``k`` moves from the start (a loaded position or
+the initial one), ``moves[k]`` the action played from ``history[k]``; undo pops back to the
+person's last turn, so the agent's reply goes with the person's move.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import asdict
+from typing import Any
+
+from boardzoo.arena import GameRecord
+from boardzoo.envs.aec import BoardGameEnv
+from boardzoo.envs.core import Game
+from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.web.board import action_targets, board_view, changed_cells, game_view
+
+__all__ = ["GameSession", "StaleMoveError", "load_record"]
+
+
+class StaleMoveError(IllegalActionError):
+    """A move sent for a position that is no longer on the board (a double click, two tabs)."""
+
+
+class GameSession:
+    """A game between a person (``human_seat``) and an agent (``agent_spec``)."""
+
+    def __init__(self, game: Game, agent_spec: str, human_seat: int = 0,
+                 start: str | None = None, moves: list[int] | None = None) -> None:
+        self.id = secrets.token_urlsafe(12)
+        self.game = game
+        self.agent_spec = agent_spec
+        self.human_seat = human_seat
+        self.start = start
+        self.env = BoardGameEnv(game)
+        self.env.reset(options={"position": start} if start is not None else None)
+        self.history = [self.env.clone_state()]
+        self.moves: list[int] = []
+        self.seconds: list[float] = []
+        self.captures = [0, 0]  # pieces each seat has taken off the board (Go)
+        self.last_active = time.monotonic()
+        for action in moves or []:
+            self.play(action)
+
+    # ------------------------------------------------------------------ the position
+    @property
+    def state(self) -> Any:
+        return self.history[-1].state
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    def over(self) -> bool:
+        return self.game.is_terminal(self.state)
+
+    def agent_to_move(self) -> bool:
+        return not self.over() and self.game.to_play(self.state) != self.human_seat
+
+    # --------------------------------------------------------------------- changes
+    def play(self, action: Any, seconds: float = 0.0) -> None:
+        """Play ``action`` (legal in the current position) for the side to move."""
+        before = self.state
+        mover = self.game.to_play(before)
+        index = self.game.check_action(before, action)
+        self.env.restore_state(self.history[-1])
+        self.env.step(index)
+        self.history.append(self.env.clone_state())
+        self.moves.append(index)
+        self.seconds.append(seconds)
+        self.captures[mover] += self._taken(before, self.state, mover)
+        self.touch()
+
+    def play_human(self, action: Any, ply: Any) -> None:
+        """The person's move, sent for position ``ply`` (refused if the board moved on)."""
+        if not isinstance(ply, int) or isinstance(ply, bool) or ply != self.ply:
+            raise StaleMoveError(
+                f"that move was sent for ply {ply!r}, but the game is at ply {self.ply}; "
+                "the board has changed: look again")
+        if self.over():
+            raise IllegalActionError("the game is over: start a new game or undo")
+        if self.agent_to_move():
+            raise IllegalActionError("it is the agent's turn: wait for its move or press "
+                                     "'move now'")
+        self.play(action)
+
+    def undo(self) -> None:
+        """Take back moves to the person's previous turn (the agent's reply with them)."""
+        if not self.moves:
+            raise IllegalActionError("nothing to undo: this is the start of the game")
+        self._pop()
+        while self.moves and self.game.to_play(self.state) != self.human_seat:
+            self._pop()
+        self.touch()
+
+    def swap(self) -> None:
+        """The person takes the other side (the agent then moves if it is its turn)."""
+        self.human_seat = 1 - self.human_seat
+        self.touch()
+
+    def touch(self) -> None:
+        self.last_active = time.monotonic()
+
+    def _pop(self) -> None:
+        before, after = self.history[-2].state, self.history[-1].state
+        mover = self.game.to_play(before)
+        self.captures[mover] -= self._taken(before, after, mover)
+        self.history.pop()
+        self.moves.pop()
+        self.seconds.pop()
+
+    def _taken(self, before: Any, after: Any, mover: int) -> int:
+        """The opponent's pieces that ``mover``'s move removed from the board."""
+        old, new = self.game.cells(before), self.game.cells(after)
+        return int(((old == 2 - mover) & (new == 0)).sum())
+
+    # ----------------------------------------------------------------------- views
+    def view(self) -> dict[str, Any]:
+        """Everything the page draws, as JSON."""
+        board = board_view(self.game, self.state)
+        last = changed = None
+        if self.moves:
+            previous = self.history[-2].state
+            last = action_targets(self.game, previous).get(self.moves[-1])
+            changed = [c for c in changed_cells(self.game, previous, self.state) if c != last]
+        return {
+            "id": self.id,
+            "game": game_view(self.game),
+            "board": board,
+            "human_seat": self.human_seat,
+            "agent": self.agent_spec,
+            "moves": [self.game.action_to_str(a) for a in self.moves],
+            "last_move": {"cell": last, "move": self.game.action_to_str(self.moves[-1])}
+            if self.moves else None,
+            "changed": changed or [],
+            "captures": list(self.captures),
+            "start": self.start,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The game as an arena record (:class:`boardzoo.arena.GameRecord`, JSON-ready),
+        with the person as agent_a: ``score`` is the person's (1 win, 0.5 draw, 0 loss;
+        0.5 while the game runs)."""
+        returns = self.game.returns(self.state).tolist()
+        record = GameRecord(index=0, agent_a_seat=self.human_seat, opening=[],
+                            moves=list(self.moves), returns=returns,
+                            score=(returns[self.human_seat] + 1.0) / 2.0,
+                            seconds=list(self.seconds), final_position=self.env.position())
+        return asdict(record)
+
+    def sgf(self) -> str | None:
+        """The game as SGF (Go and Gomoku, whose position text is SGF), else None."""
+        text = self.env.position()
+        return text if text.startswith("(;") else None
+
+
+def load_record(game: Game, text: str) -> tuple[str | None, list[int]]:
+    """``(start position or None, moves)`` from what a person loads: an arena record (one
+    JSON object, e.g. a line of a match's .jsonl) or a position in the game's notation
+    (SGF for Go and Gomoku). A record replays its opening and moves from the start; one that
+    started elsewhere is loaded from its final position."""
+    text = text.strip()
+    if not text.startswith("{"):
+        game.parse_position(text)  # InvalidPositionError says what is wrong
+        return text, []
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InvalidPositionError(f"the record is not valid JSON: {err}") from None
+    if not isinstance(record, dict):
+        raise InvalidPositionError("a record is one JSON object (a line of a .jsonl file)")
+    moves = list(record.get("opening") or []) + list(record.get("moves") or [])
+    try:
+        game.replay(moves)  # checks every move
+        return None, [game.str_to_action(m) if isinstance(m, str) else int(m) for m in moves]
+    except InvalidPositionError:
+        final = record.get("final_position")
+        if not isinstance(final, str) or not final:
+            raise
+        game.parse_position(final)
+        return final, []

@@ -51,7 +51,7 @@ def serve() -> tuple[str, uvicorn.Server]:
 def scene(page, url: str, game: str) -> None:
     options, agent, agent_options, clicks, into_search = SCENES[game]
     page.goto(url)
-    expect(page.locator("#game option")).to_have_count(6, timeout=30_000)
+    expect(page.locator("#game option")).to_have_count(6, timeout=120_000)
     page.select_option("#game", game)
     for name, value in options.items():
         page.fill(f'.game-option[data-name="{name}"]', value)

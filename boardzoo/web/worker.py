@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from boardzoo.arena import _die_with_parent
+from boardzoo.executor import _init_process
 from boardzoo.web.search_view import search_with_progress
 
 __all__ = ["AgentWorker", "worker_main"]
@@ -82,8 +82,7 @@ class AgentWorker:
 
 def worker_main(conn: Any, stop: Any, parent: int) -> None:
     """The worker process: configure an agent, then search positions until told to quit."""
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _die_with_parent(parent)  # exit as soon as the server is gone, even after kill -9
+    _init_process(parent, None)  # one torch thread; exit as soon as the server is gone
     state: dict[str, Any] = {}
     while True:
         try:

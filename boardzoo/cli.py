@@ -190,6 +190,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="chance of an optimal move (else random) after that")
     label.add_argument("--exclude", action="append", default=[], metavar="FILE")
 
+    gtp = commands.add_parser(
+        "gtp",
+        help="play Go as a GTP 2 engine on stdin/stdout (Sabaki, GoGui, twogtp)",
+        description="A GTP version 2 engine on stdin/stdout: attach it to Sabaki or GoGui as "
+        "'boardzoo gtp --size 9'. See docs/gtp.md for the commands and the rules.",
+    )
+    gtp.add_argument("--game", choices=["go"], default="go", help="the game (GTP is Go's)")
+    gtp.add_argument("--agent", default=None, help="agent spec (default: the engine's Go agent)")
+    gtp.add_argument("--size", type=int, default=19, help="board size at start (default 19)")
+    gtp.add_argument("--komi", type=float, default=7.5)
+    gtp.add_argument("--ko", default="positional",
+                     choices=["positional", "situational", "simple", "none"])
+    gtp.add_argument("--suicide", action="store_true", help="allow suicide (default: illegal)")
+    gtp.add_argument("--resign-below", type=float, default=None, metavar="VALUE",
+                     help="resign when the search value is below VALUE in [-1, 1] "
+                     "(default: never resign)")
+    gtp.add_argument("--seed", type=int, default=None)
+
     bench = commands.add_parser(
         "bench",
         help="speed figures as ratios against references measured in the same run",
@@ -228,6 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_label(args)
         if args.command == "serve":
             return run_serve(args)
+        if args.command == "gtp":
+            return run_gtp(args)
         return run_bench(args)
     except BoardzooError as err:
         print(f"boardzoo {args.command}: error: {err}", file=sys.stderr)
@@ -477,6 +497,22 @@ def run_serve(args: argparse.Namespace) -> int:
     from boardzoo.web import serve
 
     serve(args.host, args.port, open_browser=args.open)
+    return 0
+
+
+def run_gtp(args: argparse.Namespace) -> int:
+    from boardzoo.gtp_engine import DEFAULT_AGENT, GoGtpEngine, serve
+
+    engine = GoGtpEngine(
+        agent=args.agent or DEFAULT_AGENT,
+        board_size=args.size,
+        komi=args.komi,
+        ko=args.ko,
+        suicide=args.suicide,
+        seed=args.seed,
+        resign_below=args.resign_below,
+    )
+    serve(engine)
     return 0
 
 

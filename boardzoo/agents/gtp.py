@@ -17,7 +17,6 @@ from boardzoo.wrappers.model import boardzoo_env
 
 __all__ = ["GTPAgent", "GnuGoAgent", "gnugo_command"]
 
-_COLUMNS = "ABCDEFGHJKLMNOPQRST"
 _GNUGO_KO_FLAGS = {
     "positional": "--positional-superko",
     "situational": "--situational-superko",
@@ -26,12 +25,11 @@ _GNUGO_KO_FLAGS = {
 }
 
 
-def _vertex(point: tuple[int, int] | None, size: int) -> str:
-    """GTP vertex of an SGF point (row 0 at the top), "pass" for None."""
-    if point is None:
-        return "pass"
-    row, col = point
-    return f"{_COLUMNS[col]}{size - row}"
+def _vertex(point: tuple[int, int] | None, game: Any) -> str:
+    """GTP vertex of an SGF point (row 0 at the top), "pass" for None: the Go game's own
+    move notation (the one vertex format of :mod:`boardzoo.envs.go`)."""
+    size = game.size
+    return game.action_to_str(size * size if point is None else point[0] * size + point[1])
 
 
 class GTPAgent:
@@ -62,13 +60,12 @@ class GTPAgent:
             raise InvalidOptionError("a GTP agent plays boardzoo's Go envs only")
         engine = self._engine_for(raw.game.options)
         record = parse_sgf(raw.position())
-        size = record.size
         engine.send("clear_board")
         for colour, points in (("black", record.black_setup), ("white", record.white_setup)):
             for point in points:
-                engine.send(f"play {colour} {_vertex(point, size)}")
+                engine.send(f"play {colour} {_vertex(point, raw.game)}")
         for colour, point in record.moves:
-            engine.send(f"play {'black' if colour == 'B' else 'white'} {_vertex(point, size)}")
+            engine.send(f"play {'black' if colour == 'B' else 'white'} {_vertex(point, raw.game)}")
         to_play = "black" if raw.agent_selection == raw.possible_agents[0] else "white"
         reply = engine.send(f"genmove {to_play}").strip().lower()
         return raw.str_to_action("pass" if reply == "resign" else reply)

@@ -29,7 +29,7 @@ Evaluation (:func:`evaluate_kernel`)
     Without chains in atari the value is exactly antisymmetric: swapping the side to move
     (with komi 0) negates it. Dead stones are not recognised.
 
-Playout policy (:func:`heuristic_playout_kernel`)
+Playout policy (:func:`heuristic_playout_kernel`; with step 3: :func:`pattern_playout_kernel`)
     At every move, with this priority (as in MoGo's and Fuego's simple playout policies):
 
     1. capture: a legal move on the last liberty of the chain the opponent just played to,
@@ -37,14 +37,21 @@ Playout policy (:func:`heuristic_playout_kernel`)
        atari (uniformly among these);
     2. save: extend one of our chains in atari next to the last move on its liberty, if the
        extended chain then has at least two liberties;
-    3. otherwise the game's own eye-respecting uniformly random move (pass when none),
+    3. patterns: a move on an empty neighbour of the last move that matches one of MoGo's
+       3x3 patterns (:data:`PATTERNS_3X3`: hane, cuts, edge moves; any rotation, reflection
+       and colour; a 65536-entry table of neighbourhood codes), not a big self-atari
+       (uniformly among these);
+    4. otherwise the game's own eye-respecting uniformly random move (pass when none),
        redrawn up to :data:`SELF_ATARI_TRIES` times while it would leave a chain of two or
        more stones in atari (a big self-atari, as Fuego's playouts avoid; a lone stone may
        still throw in).
 
     Measured against the plain playout (MCTS, 1000 simulations each, 7x7, komi 9, 100
-    games): 0.77 [0.68, 0.84] with step 3's self-atari filter, 0.55 [0.40, 0.69] (40 games)
-    without it.
+    games): 0.77 [0.68, 0.84] with step 4's self-atari filter, 0.55 [0.40, 0.69] (40 games)
+    without it (both before step 3 existed). Step 3 costs 13% of the playout rate on 9x9,
+    29% on 13x13 and 36% on 19x19; it is :func:`pattern_playout_kernel`, not (yet) the
+    default :func:`heuristic_playout_kernel` (steps 1, 2 and 4), until its effect at equal
+    time is measured (``python -m benchmarks.go_strength feature patterns``; docs/agents.md).
 
     No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go_board`)
     and every move is legal under the state's ko/superko/suicide rules; the game ends as the
@@ -78,6 +85,7 @@ from boardzoo.envs.go_board import (
     STONE,
     WHITE,
     WHITE_TO_MOVE_KEY,
+    area_score,
     empty_points,
     fill_ownership,
     grid,
@@ -87,6 +95,7 @@ from boardzoo.envs.go_board import (
     is_legal,
     moves_since,
     num_slots,
+    ownership_kernel,
     play_point,
     random_move,
     to_point,
@@ -104,6 +113,11 @@ __all__ = [
     "exact_value",
     "heuristic_playout_kernel",
     "heuristic_playout_trace_kernel",
+    "ownership_estimate_kernel",
+    "pattern_playout_kernel",
+    "pattern_playout_trace_kernel",
+    "PATTERNS_3X3",
+    "pattern_table",
 ]
 
 RADIUS = 3
@@ -213,6 +227,81 @@ def evaluate_kernel(state):
     n = state[SIZE]
     scaled = _score_for_mover(state) / (SCALE_PER_POINT * n * n)
     return math.tanh(min(max(scaled, -15.0), 15.0))
+
+
+# ------------------------------------------------------------------------- 3x3 patterns
+#: MoGo's 3x3 patterns (Gelly et al. 2006), the move at the centre, for either colour to
+#: move: X and O are stones of two different colours, ``.`` empty, ``x`` not X (O or empty),
+#: ``o`` not O, ``?`` anything, ``#`` off the board. Rows: north, centre, south.
+PATTERNS_3X3 = (
+    ("XOX", "...", "???"),  # hane: enclosing hane
+    ("XO.", "...", "?.?"),  # hane: non-cutting hane
+    ("XO?", "X..", "x.?"),  # hane: magari
+    ("XOO", "...", "?.?"),  # hane: thin hane
+    (".O.", "X..", "..."),  # katatsuke / diagonal attachment
+    ("XO?", "O.o", "?o?"),  # cut 1: unprotected cut
+    ("XO?", "O.X", "???"),  # cut 1: peeped cut
+    ("?X?", "O.O", "ooo"),  # cut 2
+    ("X.?", "O.?", "###"),  # edge: chase
+    ("OX?", "X.O", "###"),  # edge: block side cut
+    ("?X?", "x.O", "###"),  # edge: block side connection
+    ("?OX", "X.O", "###"),  # edge: cut
+)
+_CELL_VALUES = {
+    "X": (BLACK,), "O": (WHITE,), ".": (EMPTY,), "x": (EMPTY, WHITE), "o": (EMPTY, BLACK),
+    "?": (EMPTY, BLACK, WHITE, 3), "#": (3,),
+}
+# neighbour order of a code (2 bits each, 0 empty, 1 black, 2 white, 3 off the board):
+# NW, N, NE, W, E, SW, S, SE as (row, col) offsets
+_OFFSETS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+
+
+def _pattern_variants(rows: tuple[str, str, str]) -> set[tuple[str, ...]]:
+    """The 8 rotations/reflections of a pattern, each as its 8 cells in _OFFSETS order."""
+    grid3 = [list(row) for row in rows]
+    variants = set()
+    for flip in (False, True):
+        cells = [row[::-1] for row in grid3] if flip else [row[:] for row in grid3]
+        for _ in range(4):
+            cells = [list(row) for row in zip(*cells[::-1], strict=True)]  # rotate 90
+            variants.add(tuple(cells[1 + dr][1 + dc] for dr, dc in _OFFSETS))
+    return variants
+
+
+def pattern_table() -> np.ndarray:
+    """bool ``[65536]``: whether a neighbourhood code (see _OFFSETS) matches a pattern of
+    :data:`PATTERNS_3X3` in some rotation or reflection, with either colour as X."""
+    import itertools
+
+    table = np.zeros(1 << 16, dtype=np.bool_)
+    for rows in PATTERNS_3X3:
+        for cells in _pattern_variants(rows):
+            for swap in (False, True):
+                options = []
+                for cell in cells:
+                    values = _CELL_VALUES[cell]
+                    options.append(tuple(3 - v if swap and v in (BLACK, WHITE) else v
+                                         for v in values))
+                for combo in itertools.product(*options):
+                    code = 0
+                    for k, value in enumerate(combo):
+                        code |= value << (2 * k)
+                    table[code] = True
+    return table
+
+
+PATTERN_TABLE = pattern_table()
+
+
+@njit(cache=True)
+def neighbourhood_code(g, w, p):
+    """The 16-bit code of the 8 points around ``p`` (see _OFFSETS; STONE values 0..3)."""
+    code = 0
+    k = 0
+    for q in (p - w - 1, p - w, p - w + 1, p - 1, p + 1, p + w - 1, p + w, p + w + 1):
+        code |= g[STONE, q] << (2 * k)
+        k += 1
+    return code
 
 
 # ----------------------------------------------------------------------- playout policy
@@ -332,6 +421,22 @@ def _is_big_self_atari(g, w, p, colour):
 
 
 @njit(cache=True)
+def _pattern_move(state, g, w, colour, rng, candidates, table):
+    """A uniformly random legal move among the empty neighbours of the last move that match
+    a 3x3 pattern and are neither an own-eye fill nor a big self-atari; -1 if none."""
+    last = _last_point(state)
+    if last == 0:
+        return -1
+    k = 0
+    for q in (last - w - 1, last - w, last - w + 1, last - 1, last + 1, last + w - 1,
+              last + w, last + w + 1):
+        if g[STONE, q] == EMPTY and table[neighbourhood_code(g, w, q)]:
+            if not _is_big_self_atari(g, w, q, colour):
+                k = _push(candidates, k, q)
+    return _pick_legal(state, g, w, colour, rng, candidates, k)
+
+
+@njit(cache=True)
 def _policy_random_move(state, g, w, colour, rng, empties, where, size):
     """The game's eye-respecting random move, redrawn up to SELF_ATARI_TRIES times while it
     is a big self-atari."""
@@ -344,17 +449,21 @@ def _policy_random_move(state, g, w, colour, rng, empties, where, size):
 
 
 @njit(cache=True)
-def _heuristic_playout(state, rng):
-    """Play the policy of the module docstring in place to the end of the game."""
+def _heuristic_playout(state, rng, patterns):
+    """Play the policy of the module docstring in place to the end of the game (without
+    its 3x3 pattern step unless ``patterns``)."""
     n = state[SIZE]
     w = n + 1
     g = grid(state)
     empties, where, size = empty_points(state, g)
     removed = np.empty(n * n, dtype=np.int64)
     candidates = np.empty(n * n, dtype=np.int64)
+    table = PATTERN_TABLE
     while state[OUTCOME] == ONGOING:
         colour = state[TO_PLAY] + 1
         point = _tactical_move(state, g, w, colour, rng, candidates)
+        if point < 0 and patterns:
+            point = _pattern_move(state, g, w, colour, rng, candidates, table)
         if point < 0:
             point = _policy_random_move(state, g, w, colour, rng, empties, where, size)
         size = play_point(state, point, empties, where, size, removed)
@@ -362,8 +471,9 @@ def _heuristic_playout(state, rng):
 
 @njit(cache=True)
 def heuristic_playout_kernel(state, rng):
-    """Capture/atari-aware playout to the end, in place; returns the outcome code."""
-    _heuristic_playout(state, rng)
+    """Capture/atari-aware playout to the end, in place (steps 1, 2 and 4 of the module
+    docstring: no 3x3 patterns); returns the outcome code."""
+    _heuristic_playout(state, rng, False)
     return state[OUTCOME]
 
 
@@ -372,8 +482,46 @@ def heuristic_playout_trace_kernel(state, rng, trace):
     """Heuristic playout in place that writes the actions played (passes included) into
     ``trace`` as far as it fits; returns the number of plies played."""
     start = state[PLY]
-    _heuristic_playout(state, rng)
+    _heuristic_playout(state, rng, False)
     return moves_since(state, start, trace)
+
+
+@njit(cache=True)
+def pattern_playout_kernel(state, rng):
+    """The heuristic playout with its 3x3 pattern step (step 3), in place; returns the
+    outcome code."""
+    _heuristic_playout(state, rng, True)
+    return state[OUTCOME]
+
+
+@njit(cache=True)
+def pattern_playout_trace_kernel(state, rng, trace):
+    """:func:`pattern_playout_kernel` that records its moves (for RAVE)."""
+    start = state[PLY]
+    _heuristic_playout(state, rng, True)
+    return moves_since(state, start, trace)
+
+
+@njit(cache=True)
+def ownership_estimate_kernel(state, rng, playouts, out):
+    """Who owns each point at the end, estimated from ``playouts`` heuristic playouts
+    (steps 1, 2 and 4, as measured against GNU Go) of a copy of the non-terminal ``state``:
+    ``out`` (float, ``[N*N]``, action order) gets the mean final Tromp-Taylor owner, +1
+    Black ... -1 White. Returns the mean final area score from Black's view, komi included.
+    Dead stones are those whose points end mostly owned by the opponent (what
+    :mod:`boardzoo.gtp_engine` reports for final_score/final_status_list)."""
+    scratch = np.empty_like(state)
+    owner = np.empty(out.shape[0])
+    out[:] = 0.0
+    total = 0.0
+    for _ in range(playouts):
+        scratch[:] = state
+        _heuristic_playout(scratch, rng, False)
+        ownership_kernel(scratch, owner)
+        out += owner
+        total += area_score(scratch)
+    out /= max(playouts, 1)
+    return total / max(playouts, 1)
 
 
 #: what search knows about this game (declared on the Game as its ``knowledge``); the

@@ -1,0 +1,600 @@
+"""boardzoo as a GTP 2 engine: ``boardzoo gtp`` plays Go on stdin/stdout for Sabaki, GoGui,
+KGS clients or any GTP controller (the client side, to drive other engines, is
+:mod:`boardzoo.gtp`).
+
+The engine keeps its own game (board, move history for ``undo``, superko history), asks its
+agent (an ``MCTSAgent`` by default, or any agent spec such as ``alphazero:...``) for
+``genmove`` and never asks another engine. Rules come from the command line (area scoring
+with ``komi``, the ``ko`` rule, ``suicide``) and are shown by ``version`` and
+``boardzoo-rules``.
+
+Replies follow GTP 2: ``=[id] result`` or ``?[id] message``, each ended by a blank line; a
+failing command leaves the engine running and the position unchanged. The messages start
+with the specification's phrases (``unknown command``, ``illegal move``, ``syntax error``,
+``unacceptable size``, ``cannot undo``, ``cannot load file``) and then say what was wrong.
+
+Dead stones (``final_score``, ``final_status_list``, ``kgs-genmove_cleanup``) come from
+ownership statistics: :data:`OWNERSHIP_PLAYOUTS` heuristic playouts from the current board
+(:func:`boardzoo.knowledge.go.ownership_estimate_kernel`); a chain is dead when the mean
+ownership of its points, from its own colour's view, is below :data:`DEAD_BELOW`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+import numpy as np
+
+from boardzoo import __version__
+from boardzoo.agents import make_agent
+from boardzoo.envs.aec import AGENTS, BoardGameEnv
+from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY
+from boardzoo.envs.go import Go
+from boardzoo.envs.go_board import KO_RULES, MAX_MOVES, MAX_SIZE, grid, is_eye, to_point
+from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
+from boardzoo.errors import BoardzooError, InvalidOptionError
+from boardzoo.knowledge.go import ownership_estimate_kernel
+from boardzoo.rng import make_rng
+
+__all__ = ["DEFAULT_AGENT", "GtpFailure", "GoGtpEngine", "serve"]
+
+DEFAULT_AGENT = "mcts:time_limit=1.0"
+"""The agent ``boardzoo gtp`` plays with unless ``--agent`` says otherwise."""
+OWNERSHIP_PLAYOUTS = 400
+"""Playouts behind one dead-stone estimate (about 0.1 s on 19x19)."""
+DEAD_BELOW = -0.2
+"""A chain is dead when its points' mean ownership from its colour's view is below this."""
+MAX_SGF_BYTES = 1 << 20
+COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
+STATUSES = ("alive", "dead", "seki")
+
+
+class GtpFailure(BoardzooError):
+    """A command that cannot be carried out: answered ``? message``, the engine runs on."""
+
+
+class TimeSettings(NamedTuple):
+    """What ``time_settings`` / ``kgs-time_settings`` / ``time_left`` told the engine."""
+
+    main: float = 0.0
+    byo_yomi: float = 0.0
+    stones: int = 0
+
+
+class GoGtpEngine:
+    """The GTP 2 command handlers over one Go game (see the module docstring).
+
+    ``handle(line)`` answers one command line with the full reply text (``"= ...\\n\\n"``);
+    ``finished`` turns True after ``quit``.
+    """
+
+    def __init__(
+        self,
+        agent: str = DEFAULT_AGENT,
+        board_size: int = 19,
+        komi: float = 7.5,
+        ko: str = "positional",
+        suicide: bool = False,
+        seed: int | None = None,
+        resign_below: float | None = None,
+        ownership_playouts: int = OWNERSHIP_PLAYOUTS,
+    ):
+        if ko not in KO_RULES:
+            raise InvalidOptionError(f"ko={ko!r} is not allowed: use one of {KO_RULES}")
+        if resign_below is not None and not -1.0 <= resign_below <= 1.0:
+            raise InvalidOptionError(f"resign_below={resign_below!r}: use a value in [-1, 1]")
+        self.agent_spec = agent
+        self.agent = make_agent(agent, seed=seed)
+        self.ko, self.suicide = ko, bool(suicide)
+        self.resign_below = resign_below
+        self.ownership_playouts = ownership_playouts
+        self.rng = make_rng(seed)
+        self.time_settings = TimeSettings()
+        self.time_left: dict[int, tuple[float, int]] = {}
+        self.finished = False
+        self._game = self._make_game(_checked_size(board_size), _checked_komi(komi))
+        self._clear()
+        self._handlers: dict[str, Callable[[list[str]], str]] = {
+            "protocol_version": lambda args: "2",
+            "name": lambda args: "boardzoo",
+            "version": lambda args: f"{__version__} ({self.rules_text()})",
+            "known_command": self._known_command,
+            "list_commands": lambda args: "\n".join(self._handlers),
+            "quit": self._quit,
+            "boardsize": self._boardsize,
+            "clear_board": self._clear_board,
+            "komi": self._komi,
+            "play": self._play_command,
+            "genmove": lambda args: self._genmove(args, cleanup=False),
+            "kgs-genmove_cleanup": lambda args: self._genmove(args, cleanup=True),
+            "undo": self._undo,
+            "showboard": lambda args: "\n" + self._board_text(),
+            "final_score": lambda args: self._final_score(),
+            "final_status_list": self._final_status_list,
+            "time_settings": self._time_settings,
+            "kgs-time_settings": self._kgs_time_settings,
+            "time_left": self._time_left,
+            "loadsgf": self._loadsgf,
+            "boardzoo-rules": lambda args: self.rules_text(),
+        }
+
+    # -------------------------------------------------------------------------- protocol
+    def handle(self, line: str) -> str | None:
+        """The reply to one input line (None for an empty or comment-only line)."""
+        text = _preprocess(line)
+        if not text:
+            return None
+        words = text.split()
+        ident = ""
+        if words[0].isdigit():
+            ident, words = words[0], words[1:]
+            if not words:
+                return f"?{ident} syntax error: a command is needed after the id\n\n"
+        name, args = words[0], words[1:]
+        handler = self._handlers.get(name)
+        try:
+            if handler is None:
+                raise GtpFailure(f"unknown command: {name!r} (list_commands lists them)")
+            result = handler(args)
+        except GtpFailure as err:
+            return f"?{ident} {err}\n\n"
+        except BoardzooError as err:  # bad input deeper down: still a GTP failure
+            return f"?{ident} {err}\n\n"
+        return f"={ident} {result}".rstrip(" ") + "\n\n"
+
+    def rules_text(self) -> str:
+        """One line: the rules this engine plays by and its agent."""
+        return (
+            f"area scoring, komi {self._game.komi:g}, ko {self.ko}, suicide "
+            f"{'allowed' if self.suicide else 'forbidden'}; agent {self.agent_spec}"
+        )
+
+    # ---------------------------------------------------------------------- the position
+    @property
+    def size(self) -> int:
+        return self._game.size
+
+    @property
+    def state(self) -> np.ndarray:
+        """The current state (a copy)."""
+        return self._states[-1].copy()
+
+    def _make_game(self, size: int, komi: float) -> Go:
+        return Go(board_size=size, komi=komi, ko=self.ko, suicide=self.suicide)
+
+    def _clear(self, start: SgfRecord | None = None) -> None:
+        """An empty board (or the setup of ``start``) with no moves played."""
+        self._start = start or SgfRecord(self.size, None, (), (), (), None)
+        self._moves: list[tuple[int, int]] = []  # (seat, action)
+        self._states = [self._game.parse_position(write_sgf(self._start, game=1))]
+
+    def _apply(self, seat: int, action: int) -> None:
+        """Play ``action`` for ``seat`` (whoever is to move: GTP colours need not alternate;
+        play may go on after two passes). GtpFailure if it is illegal."""
+        state = self._position_for(seat)
+        if state[PLY] >= state[MAX_MOVES]:
+            raise GtpFailure(
+                f"illegal move: the game has reached boardzoo's limit of {state[MAX_MOVES]} plies"
+            )
+        if not self._game.legal_mask(state)[action]:
+            vertex = self._game.action_to_str(action)
+            raise GtpFailure(
+                f"illegal move: {'BW'[seat]} {vertex} (occupied, suicide or a ko/superko "
+                f"repetition under ko={self.ko}, suicide={self.suicide})"
+            )
+        self._game.apply_kernel(state, action)
+        self._moves.append((seat, action))
+        self._states.append(state)
+
+    def _rebuild(self, game: Go) -> None:
+        """Replay the setup and every move under ``game`` (another komi or board)."""
+        moves = self._moves
+        self._game = game
+        self._clear(self._start)
+        for seat, action in moves:
+            self._apply(seat, action)
+
+    def _position_for(self, seat: int) -> np.ndarray:
+        """The current state with ``seat`` to move and the game open (play may go on)."""
+        state = self.state
+        state[OUTCOME] = ONGOING
+        state[TO_PLAY] = seat
+        return state
+
+    def env(self, seat: int) -> BoardGameEnv:
+        """A Go env at the current position with ``seat`` to move, for the agent.
+
+        An env's history must be one game, so passes that ended the game before play went on
+        are left out (a pass pair changes no position); if the history still cannot be
+        replayed under the rules, the agent gets the board as setup stones."""
+        env = BoardGameEnv(self._game)
+        env.reset()
+        snapshot = env.clone_state()
+        for state in (self._without_ended_passes(seat), self._board_as_setup(seat)):
+            try:
+                env.restore_state(snapshot._replace(state=state, agent_selection=AGENTS[seat]))
+                return env
+            except BoardzooError:
+                continue
+        raise GtpFailure("the position cannot be given to the agent")  # pragma: no cover
+
+    def _without_ended_passes(self, seat: int) -> np.ndarray:
+        """The current position replayed without each pass that ended the game and the pass
+        before it, with ``seat`` to move."""
+        moves: list[tuple[int, int]] = []
+        pass_action = self.size * self.size
+        for move in self._moves:
+            if move[1] == pass_action and moves and moves[-1][1] == pass_action:
+                moves.pop()
+            else:
+                moves.append(move)
+        state = self._states[0].copy()
+        for mover, action in moves:
+            state[TO_PLAY] = mover
+            self._game.apply_kernel(state, action)
+        state[TO_PLAY] = seat
+        return state
+
+    def _board_as_setup(self, seat: int) -> np.ndarray:
+        """A fresh game whose setup stones are the current board, ``seat`` to move."""
+        return self._setup_state(self._game.cells(self.state).ravel(), "BW"[seat])
+
+    def _setup_state(self, cells: np.ndarray, to_play: str | None) -> np.ndarray:
+        """A fresh game with ``cells`` (``[N*N]``: 0 empty, 1 Black, 2 White) as setup."""
+        record = SgfRecord(
+            self.size,
+            None,
+            tuple(divmod(int(a), self.size) for a in np.flatnonzero(cells == 1)),
+            tuple(divmod(int(a), self.size) for a in np.flatnonzero(cells == 2)),
+            (),
+            to_play,
+        )
+        return self._game.parse_position(write_sgf(record, game=1))
+
+    # ------------------------------------------------------------------- admin commands
+    def _known_command(self, args: list[str]) -> str:
+        _arity(args, 1, "known_command COMMAND")
+        return "true" if args[0] in self._handlers else "false"
+
+    def _quit(self, args: list[str]) -> str:
+        self.finished = True
+        return ""
+
+    def _boardsize(self, args: list[str]) -> str:
+        _arity(args, 1, "boardsize SIZE")
+        size = _integer(args[0], "boardsize SIZE")
+        if not 2 <= size <= MAX_SIZE:
+            raise GtpFailure(f"unacceptable size: {size} (boardzoo plays 2..{MAX_SIZE})")
+        self._game = self._make_game(size, self._game.komi)
+        self._clear()
+        return ""
+
+    def _clear_board(self, args: list[str]) -> str:
+        _arity(args, 0, "clear_board")
+        self._clear()
+        return ""
+
+    def _komi(self, args: list[str]) -> str:
+        _arity(args, 1, "komi KOMI")
+        try:
+            komi = float(args[0])
+        except ValueError:
+            raise GtpFailure(f"syntax error: komi {args[0]!r} is not a number") from None
+        self._rebuild(self._make_game(self.size, _checked_komi(komi)))
+        return ""
+
+    # -------------------------------------------------------------------- moves
+    def _colour(self, text: str) -> int:
+        seat = COLOURS.get(text.lower())
+        if seat is None:
+            raise GtpFailure(f"syntax error: {text!r} is not a colour (black, white, b, w)")
+        return seat
+
+    def _action(self, text: str) -> int:
+        try:
+            return self._game.str_to_action(text)
+        except BoardzooError as err:
+            raise GtpFailure(f"syntax error: {err}") from None
+
+    def _play_command(self, args: list[str]) -> str:
+        _arity(args, 2, "play COLOUR VERTEX")
+        self._apply(self._colour(args[0]), self._action(args[1]))
+        return ""
+
+    def _genmove(self, args: list[str], cleanup: bool) -> str:
+        """Choose, play and answer a move for the colour given (``resign`` if allowed)."""
+        _arity(args, 1, "genmove COLOUR")
+        seat = self._colour(args[0])
+        if self.state[PLY] >= self.state[MAX_MOVES]:
+            limit = self.state[MAX_MOVES]
+            raise GtpFailure(f"the game has reached boardzoo's limit of {limit} plies")
+        action = self._choose(seat, cleanup)
+        if action is None:
+            return "resign"
+        self._apply(seat, action)
+        return self._game.action_to_str(action)
+
+    def _choose(self, seat: int, cleanup: bool) -> int | None:
+        """The move for ``seat``: the agent's, unless passing wins outright after the
+        opponent's pass, and never a fill of one of its own eyes while anything else is
+        searched; cleanup plays on the liberties of the opponent's dead stones first."""
+        pass_action = self.size * self.size
+        if not cleanup and self._passing_wins(seat):
+            return pass_action
+        env = self.env(seat)
+        action = int(self.agent.act(env))
+        search = getattr(self.agent, "last_search", None)
+        resigns = self.resign_below is not None and search is not None
+        if resigns and search.value < self.resign_below:
+            return None
+        if action != pass_action and self._fills_own_eye(seat, action):
+            action = self._best_other(search, seat, pass_action)
+        targets = self._cleanup_targets(seat) if cleanup else []
+        if targets and action not in targets:
+            visits = search.visits if search is not None else np.zeros(pass_action + 1)
+            action = max(targets, key=lambda a: visits[a])  # ties: the first target
+        return action
+
+    def _passing_wins(self, seat: int) -> bool:
+        """After the opponent's pass, whether a pass (which ends the game) wins for ``seat``
+        both on the board as it stands (Tromp-Taylor) and with the dead stones removed."""
+        if not self._moves or self._moves[-1] != (1 - seat, self.size * self.size):
+            return False
+        sign = 1.0 if seat == 0 else -1.0
+        board_score = sign * self._game.score(self.state)
+        return board_score > 0 and sign * self._score_without_dead() > 0
+
+    def _fills_own_eye(self, seat: int, action: int) -> bool:
+        state = self.state
+        return bool(is_eye(grid(state), self.size + 1, to_point(state, action), seat + 1))
+
+    def _best_other(self, search: Any, seat: int, pass_action: int) -> int:
+        """The most visited searched move that fills no own eye, else a pass."""
+        if search is None:
+            return pass_action
+        for action in np.argsort(-search.visits, kind="stable"):
+            action = int(action)
+            if search.visits[action] <= 0:
+                break
+            if action == pass_action or not self._fills_own_eye(seat, action):
+                return action
+        return pass_action
+
+    def _cleanup_targets(self, seat: int) -> list[int]:
+        """Legal moves on the liberties of the opponent's dead chains (no own-eye fills)."""
+        legal = self._game.legal_mask(self._position_for(seat))
+        targets = []
+        for chain in self._dead_chains():
+            if self._colour_at(chain[0]) == 2 - seat:
+                targets += [a for a in self._liberties(chain)
+                            if legal[a] and not self._fills_own_eye(seat, a) and a not in targets]
+        return targets
+
+    # ------------------------------------------------------------------- history
+    def _undo(self, args: list[str]) -> str:
+        _arity(args, 0, "undo")
+        if not self._moves:
+            raise GtpFailure("cannot undo: no move has been played")
+        self._moves.pop()
+        self._states.pop()
+        return ""
+
+    def _loadsgf(self, args: list[str]) -> str:
+        """``loadsgf FILE [MOVE_NUMBER]``: the game of the file up to the position before
+        move MOVE_NUMBER (1 = the first move; default: all of it)."""
+        if len(args) not in (1, 2):
+            raise GtpFailure("syntax error: use loadsgf FILE [MOVE_NUMBER]")
+        limit = _integer(args[1], "loadsgf MOVE_NUMBER") - 1 if len(args) == 2 else None
+        record = _read_sgf(args[0])
+        if not 2 <= record.size <= MAX_SIZE:
+            raise GtpFailure(f"unacceptable size: the file's board is {record.size}x{record.size}")
+        komi = self._game.komi if record.komi is None else _checked_komi(record.komi)
+        previous = (self._game, self._start, list(self._moves), list(self._states))
+        self._game = self._make_game(record.size, komi)
+        try:
+            self._clear(record._replace(komi=None, moves=()))
+            for colour, point in record.moves[:limit]:
+                action = self.size**2 if point is None else point[0] * self.size + point[1]
+                self._apply("BW".index(colour), action)
+        except BoardzooError as err:
+            self._game, self._start, self._moves, self._states = previous
+            raise GtpFailure(f"cannot load file: {err}") from None
+        return ""
+
+    # -------------------------------------------------------------------- scoring
+    def ownership(self) -> np.ndarray:
+        """Mean final owner of every point (``[N*N]``, action order; +1 Black, -1 White)
+        over the engine's ownership playouts from the current board."""
+        board = self._board_as_setup(int(self.state[TO_PLAY]))
+        out = np.zeros(self.size * self.size)
+        ownership_estimate_kernel(board, self.rng, self.ownership_playouts, out)
+        return out
+
+    def _chains(self) -> list[list[int]]:
+        """The chains of stones on the board, as lists of actions (action order)."""
+        cells = self._game.cells(self.state).ravel()
+        seen = np.zeros(cells.shape[0], dtype=bool)
+        chains = []
+        for start in np.flatnonzero(cells):
+            if seen[start]:
+                continue
+            chain, stack = [], [int(start)]
+            seen[start] = True
+            while stack:
+                a = stack.pop()
+                chain.append(a)
+                for b in self._neighbours(a):
+                    if cells[b] == cells[start] and not seen[b]:
+                        seen[b] = True
+                        stack.append(b)
+            chains.append(sorted(chain))
+        return chains
+
+    def _neighbours(self, action: int) -> Iterable[int]:
+        n = self.size
+        row, col = divmod(action, n)
+        for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
+            if 0 <= r < n and 0 <= c < n:
+                yield r * n + c
+
+    def _liberties(self, chain: list[int]) -> list[int]:
+        cells = self._game.cells(self.state).ravel()
+        return sorted({b for a in chain for b in self._neighbours(a) if cells[b] == 0})
+
+    def _colour_at(self, action: int) -> int:
+        return int(self._game.cells(self.state).ravel()[action])
+
+    def _dead_chains(self) -> list[list[int]]:
+        """The chains whose mean ownership from their own colour's view is below DEAD_BELOW."""
+        owner = self.ownership()
+        dead = []
+        for chain in self._chains():
+            sign = 1.0 if self._colour_at(chain[0]) == 1 else -1.0
+            if sign * float(owner[chain].mean()) < DEAD_BELOW:
+                dead.append(chain)
+        return dead
+
+    def _score_without_dead(self) -> float:
+        """Area score from Black's view, komi included, after removing the dead stones."""
+        cells = self._game.cells(self.state).ravel().copy()
+        for chain in self._dead_chains():
+            cells[chain] = 0
+        return self._game.score(self._setup_state(cells, None))
+
+    def _final_score(self) -> str:
+        score = self._score_without_dead()
+        if score == 0:
+            return "0"
+        return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+    def _final_status_list(self, args: list[str]) -> str:
+        """Chains of the status asked, one per line (seki is not recognised: always none)."""
+        _arity(args, 1, "final_status_list alive|dead|seki")
+        status = args[0].lower()
+        if status not in STATUSES:
+            raise GtpFailure(f"syntax error: status {args[0]!r}; use alive, dead or seki")
+        if status == "seki":
+            return ""
+        dead = self._dead_chains()
+        chains = dead if status == "dead" else [c for c in self._chains() if c not in dead]
+        return "\n".join(" ".join(self._game.action_to_str(a) for a in c) for c in chains)
+
+    def _board_text(self) -> str:
+        from boardzoo.envs.render import render_ansi
+
+        state = self.state
+        black, white = self._game.captures(state)
+        board = render_ansi(self._game, state).rstrip("\n").split("\n")[:-1]  # no status line
+        to_move = "black (X)" if state[TO_PLAY] == 0 else "white (O)"
+        counts = f"captured by black: {black}, by white: {white}"
+        return "\n".join(board) + f"\n{to_move} to move; {counts}"
+
+    # ---------------------------------------------------------------------- time
+    def _time_settings(self, args: list[str]) -> str:
+        _arity(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
+        main, byo = (_seconds(a, "time_settings") for a in args[:2])
+        self.time_settings = TimeSettings(main, byo, _integer(args[2], "time_settings stones"))
+        self.time_left = {}
+        return ""
+
+    def _kgs_time_settings(self, args: list[str]) -> str:
+        """``none``, ``absolute MAIN``, ``byoyomi MAIN PERIOD_TIME PERIODS`` or ``canadian
+        MAIN BYO_YOMI_TIME STONES`` (a byo-yomi period is kept as one period of its time)."""
+        usage = ("kgs-time_settings none|absolute MAIN|byoyomi MAIN TIME PERIODS|"
+                 "canadian MAIN TIME STONES")
+        if not args:
+            raise GtpFailure(f"syntax error: use {usage}")
+        kind, values = args[0].lower(), args[1:]
+        counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        if kind not in counts or len(values) != counts[kind]:
+            raise GtpFailure(f"syntax error: use {usage}")
+        if kind == "none":
+            self.time_settings = TimeSettings()
+        elif kind == "absolute":
+            self.time_settings = TimeSettings(_seconds(values[0], usage))
+        else:
+            main, byo = _seconds(values[0], usage), _seconds(values[1], usage)
+            count = _integer(values[2], usage)
+            self.time_settings = TimeSettings(main, byo, 1 if kind == "byoyomi" else count)
+        self.time_left = {}
+        return ""
+
+    def _time_left(self, args: list[str]) -> str:
+        _arity(args, 3, "time_left COLOUR TIME STONES")
+        seat = self._colour(args[0])
+        self.time_left[seat] = (_seconds(args[1], "time_left"), _integer(args[2], "time_left"))
+        return ""
+
+
+# ---------------------------------------------------------------------------- helpers
+def _preprocess(line: str) -> str:
+    """GTP's preprocessing: control characters dropped (tabs become spaces), comments from
+    ``#`` on removed, surrounding space stripped."""
+    line = line.split("#", 1)[0].replace("\t", " ")
+    return "".join(ch for ch in line if ch >= " " and ch != "\x7f").strip()
+
+
+def _arity(args: list[str], count: int, usage: str) -> None:
+    if len(args) != count:
+        raise GtpFailure(f"syntax error: use {usage}")
+
+
+def _integer(text: str, usage: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise GtpFailure(f"syntax error: {text!r} is not an integer ({usage})") from None
+    if value < 0:
+        raise GtpFailure(f"syntax error: {text!r} is negative ({usage})")
+    return value
+
+
+def _seconds(text: str, usage: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise GtpFailure(f"syntax error: {text!r} is not a number of seconds ({usage})") from None
+    if not 0 <= value < float("inf"):
+        raise GtpFailure(f"syntax error: {text!r} is not a number of seconds >= 0 ({usage})")
+    return value
+
+
+def _checked_size(size: int) -> int:
+    if not 2 <= size <= MAX_SIZE:
+        raise InvalidOptionError(f"board size {size}: boardzoo plays 2..{MAX_SIZE}")
+    return size
+
+
+def _checked_komi(komi: float) -> float:
+    if not (abs(komi) < 1000 and float(komi) * 2 == round(float(komi) * 2)):
+        raise GtpFailure(f"komi {komi:g} is not supported: use a multiple of 0.5, e.g. 7.5")
+    return float(komi)
+
+
+def _read_sgf(path: str) -> SgfRecord:
+    """The SGF file at ``path`` (at most MAX_SGF_BYTES), or GtpFailure."""
+    try:
+        file = Path(path)
+        if file.stat().st_size > MAX_SGF_BYTES:
+            raise GtpFailure(f"cannot load file: {path} is larger than {MAX_SGF_BYTES} bytes")
+        return parse_sgf(file.read_text(encoding="utf-8", errors="replace"), game=1)
+    except OSError as err:
+        raise GtpFailure(f"cannot load file: {err.strerror or err}") from None
+    except BoardzooError as err:
+        raise GtpFailure(f"cannot load file: {err}") from None
+
+
+def serve(engine: GoGtpEngine, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
+    """Answer GTP commands from ``stdin`` on ``stdout`` until ``quit`` or end of input."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    for line in stdin:
+        reply = engine.handle(line)
+        if reply is not None:
+            stdout.write(reply)
+            stdout.flush()
+        if engine.finished:
+            break

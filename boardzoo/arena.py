@@ -7,6 +7,13 @@ once when it ends: rerunning the same match resumes it (asking for more games ex
 several processes on one store share its games, and a match with any other definition
 (game, normalised game options, every agent's full spec, opening plies, seed) is a separate
 match. JSONL, SGF and CSV files are exports of the records.
+
+Time controls (``time_control=``, a :class:`~boardzoo.timecontrol.TimeControl` or its text
+such as ``"10+0.1"``): each game runs a :class:`~boardzoo.timecontrol.GameClock`; agents
+whose ``act`` takes ``clock=`` get their :class:`~boardzoo.timecontrol.ClockView` at every
+turn, others are only timed. A player whose clock runs out loses on time (``on_time="lose"``,
+the record says ``time_loss``), or with ``on_time="warn"`` the game goes on and the record
+only names the seat that ran out (``flagged``).
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -33,16 +40,21 @@ from boardzoo.errors import InvalidOptionError
 from boardzoo.executor import Executor, LocalExecutor
 from boardzoo.ratings import elo_ratings, score_interval
 from boardzoo.store import ResultsStore
+from boardzoo.timecontrol import GameClock, TimeControl, call_act
 
 __all__ = [
     "EXPORT_FORMATS",
     "GameRecord",
     "MatchResult",
+    "ON_TIME",
+    "PlayedGame",
     "TournamentResult",
     "agent_spec",
+    "clock_use",
     "export_match",
     "play_game",
     "play_match",
+    "play_timed_game",
     "tournament",
     "random_openings",
 ]
@@ -51,11 +63,19 @@ __all__ = [
 #: (Go and Gomoku), one CSV row per game
 EXPORT_FORMATS = ("jsonl", "sgf", "csv")
 _POLL_SECONDS = 0.2  # how often a process with nothing to claim looks at others' progress
+#: what happens when a clock runs out: the player loses on time, or a warning is recorded
+ON_TIME = ("lose", "warn")
 
 
 @dataclass
 class GameRecord:
-    """One finished game, from agent_a's side: ``score`` 1 win, 0.5 draw, 0 loss."""
+    """One finished game, from agent_a's side: ``score`` 1 win, 0.5 draw, 0 loss.
+
+    ``seconds``: every move's time, in order; under a time control ``clock_seconds[seat]``
+    each seat's, ``clock_left[seat]`` its main time left at the end, ``flagged`` the seat
+    whose clock ran out first (None: neither) and ``time_loss`` whether that decided the
+    game (``on_time="lose"``).
+    """
 
     index: int
     agent_a_seat: int
@@ -65,6 +85,10 @@ class GameRecord:
     score: float
     seconds: list[float] = field(default_factory=list)
     final_position: str = ""
+    clock_seconds: list[list[float]] = field(default_factory=list)
+    flagged: int | None = None
+    time_loss: bool = False
+    clock_left: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -132,6 +156,22 @@ def _random_opening(rules: Any, plies: int, rng: np.random.Generator) -> list[in
     return moves
 
 
+class PlayedGame(NamedTuple):
+    """One game as :func:`play_timed_game` played it: moves after the opening, per-seat
+    returns (+1 / 0 / -1; a loss on time is -1 for the flagged seat), seconds per move,
+    the final position text, each seat's clock times, the seat whose clock ran out first
+    (None: neither), whether that lost it the game, and each seat's main time left."""
+
+    moves: list[int]
+    returns: list[float]
+    seconds: list[float]
+    final_position: str
+    clock_seconds: list[list[float]]
+    flagged: int | None
+    time_loss: bool
+    clock_left: list[float]
+
+
 def play_game(
     game: str,
     agents: Sequence[Agent],
@@ -140,33 +180,83 @@ def play_game(
 ) -> tuple[list[int], list[float], list[float], str]:
     """Play one game, ``agents[0]`` as player_0, from ``opening``. Returns the moves after the
     opening, per-seat returns, seconds per move, and the final position text."""
+    return play_timed_game(game, agents, opening, game_options)[:4]
+
+
+def play_timed_game(
+    game: str,
+    agents: Sequence[Agent],
+    opening: Sequence[int] = (),
+    game_options: Mapping[str, Any] | None = None,
+    time_control: TimeControl | str | None = None,
+    on_time: str = "lose",
+) -> PlayedGame:
+    """Play one game as :func:`play_game`, under ``time_control`` when given (see the module
+    docstring; ``on_time``: "lose" or "warn")."""
+    control = _time_control(time_control, on_time)
     env = make_env(game, **dict(game_options or {}))
     env.reset(options={"moves": list(opening)})
+    clock = None if control is None else GameClock(control)
+    if clock is not None:  # compilation is not the players' time
+        for agent in agents:
+            if hasattr(agent, "prepare"):
+                agent.prepare(env)
     moves, seconds = [], []
+    time_loss = False
     for agent_name in env.agent_iter():
         _, _, termination, truncation, _ = env.last(observe=False)
         if termination or truncation:
             env.step(None)
             continue
+        seat = AGENTS.index(agent_name)
         start = time.perf_counter()
-        action = agents[AGENTS.index(agent_name)].act(env)
+        if clock is None:
+            action = agents[seat].act(env)
+        else:
+            view = clock.view(seat)
+            clock.start(seat)
+            action = call_act(agents[seat], env, view)
+            clock.stop()
         seconds.append(time.perf_counter() - start)
         moves.append(int(action))
+        if clock is not None and clock.flagged == seat and on_time == "lose":
+            time_loss = True
+            break
         env.step(action)
     returns = env.game.returns(env.state_array).tolist()
-    return moves, returns, seconds, env.position()
+    if time_loss:
+        returns = [1.0, 1.0]
+        returns[clock.flagged] = -1.0  # type: ignore[index]
+        moves.pop()  # the move came too late: it is not played
+    if clock is None:
+        return PlayedGame(moves, returns, seconds, env.position(), [], None, False, [])
+    left = [clock.remaining(seat) for seat in range(len(agents))]
+    return PlayedGame(moves, returns, seconds, env.position(), clock.used, clock.flagged,
+                      time_loss, left)
+
+
+def _time_control(time_control: TimeControl | str | None, on_time: str) -> TimeControl | None:
+    """The time control given as an object or its text; InvalidOptionError for a bad
+    ``on_time``."""
+    if on_time not in ON_TIME:
+        raise InvalidOptionError(f"on_time={on_time!r}: use one of {', '.join(ON_TIME)}")
+    if time_control is None or isinstance(time_control, TimeControl):
+        return time_control
+    return TimeControl.parse(time_control)
 
 
 def _play_indexed(args: tuple) -> GameRecord:
-    game, agent_a, agent_b, index, opening, game_options, seed = args
+    game, agent_a, agent_b, index, opening, game_options, seed, control, on_time = args
     a_seat = index % 2
     seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
     for side, agent in enumerate((agent_a, agent_b)):  # each game's randomness is its own
         if hasattr(agent, "reseed"):
             agent.reseed(int(np.random.SeedSequence([seed, index, side]).generate_state(1)[0]))
-    moves, returns, seconds, final = play_game(game, seats, opening, game_options)
-    score = (returns[a_seat] + 1.0) / 2.0
-    return GameRecord(index, a_seat, list(opening), moves, returns, score, seconds, final)
+    played = play_timed_game(game, seats, opening, game_options, control, on_time)
+    score = (played.returns[a_seat] + 1.0) / 2.0
+    return GameRecord(index, a_seat, list(opening), played.moves, played.returns, score,
+                      played.seconds, played.final_position, played.clock_seconds,
+                      played.flagged, played.time_loss, played.clock_left)
 
 
 def agent_spec(agent: Agent) -> dict[str, Any]:
@@ -212,6 +302,8 @@ def play_match(
     progress: Callable[[int], None] | None = None,
     time_limit: float | None = None,
     executor: Executor | None = None,
+    time_control: TimeControl | str | None = None,
+    on_time: str = "lose",
 ) -> MatchResult:
     """Play ``games`` games; agent_a takes player_0 in even-indexed games and player_1 in odd
     ones, and games 2k and 2k+1 start from the same random opening of ``opening_plies`` moves.
@@ -223,19 +315,22 @@ def play_match(
     method are reseeded from (seed, game index) before every game, so a resumed match gives
     the games of an uninterrupted one. ``time_limit`` (seconds per move) is given to copies
     of the agents that have a ``time_limit`` attribute (the agents passed in keep theirs);
-    every record keeps the seconds each move took. ``workers > 1`` plays games in parallel
-    processes (agents must be picklable), which end if this process dies; an ``executor``
-    (:mod:`boardzoo.executor`, e.g. Ray) plays them instead, ``executor.workers`` at a time,
-    while this process alone stores them. ``progress(n)`` is called with the number of games
-    just finished (here or by another process).
+    every record keeps the seconds each move took. ``time_control`` (an object or its text,
+    e.g. ``"10+0.1"``) runs a clock in every game (see the module docstring; ``on_time``
+    "lose" or "warn"); it is part of the match's definition. ``workers > 1`` plays games in
+    parallel processes (agents must be picklable), which end if this process dies; an
+    ``executor`` (:mod:`boardzoo.executor`, e.g. Ray) plays them instead, ``executor.workers``
+    at a time, while this process alone stores them. ``progress(n)`` is called with the
+    number of games just finished (here or by another process).
     """
     if not isinstance(games, int) or games < 1:
         raise InvalidOptionError(f"games={games!r}: play at least one game")
+    control = _time_control(time_control, on_time)
     agent_a, agent_b = (_with_time_limit(agent, time_limit) for agent in (agent_a, agent_b))
     rules = make_game(game, **dict(game_options or {}))
     openings = random_openings(game, (games + 1) // 2, opening_plies, seed, game_options)
     tasks = {
-        i: (game, agent_a, agent_b, i, openings[i // 2], game_options, seed)
+        i: (game, agent_a, agent_b, i, openings[i // 2], game_options, seed, control, on_time)
         for i in range(games)
     }
     definition = {
@@ -245,6 +340,9 @@ def play_match(
         "opening_plies": opening_plies,
         "seed": seed,
     }
+    if control is not None:  # matches without a clock keep their stored definitions
+        definition["time_control"] = str(control)
+        definition["on_time"] = on_time
     with _executing(executor, workers) as runner, _opened(store) as results:
         records = _play_stored(results, definition, tasks, runner, progress)
     ordered = [records[i] for i in range(games)]
@@ -437,6 +535,36 @@ class TournamentResult:
         ]
 
 
+def clock_use(result: TournamentResult) -> dict[str, dict[str, float]]:
+    """Per agent of a tournament played under a clock: ``time_losses``, ``flagged`` (clocks
+    run out, also with on_time="warn"), ``used_share`` (seconds used over the seconds its
+    clocks gave it: used plus main time left at the end, summed over its games) and
+    ``mean_move_seconds``."""
+    totals = {name: {"time_losses": 0, "flagged": 0, "used": 0.0, "had": 0.0, "moves": 0}
+              for name in result.names}
+    for (a, b), match in result.matches.items():
+        for record in match.records:
+            if not record.clock_seconds:
+                continue
+            for name, seat in ((a, record.agent_a_seat), (b, 1 - record.agent_a_seat)):
+                used = sum(record.clock_seconds[seat])
+                entry = totals[name]
+                entry["used"] += used
+                entry["had"] += used + max(0.0, record.clock_left[seat])
+                entry["moves"] += len(record.clock_seconds[seat])
+                entry["flagged"] += record.flagged == seat
+                entry["time_losses"] += record.flagged == seat and record.time_loss
+    return {
+        name: {
+            "time_losses": t["time_losses"],
+            "flagged": t["flagged"],
+            "used_share": t["used"] / t["had"] if t["had"] else float("nan"),
+            "mean_move_seconds": t["used"] / t["moves"] if t["moves"] else float("nan"),
+        }
+        for name, t in totals.items()
+    }
+
+
 def _slug(name: str) -> str:
     """An agent name made safe for a file name."""
     return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in name)
@@ -483,12 +611,16 @@ def tournament(
     anchor: str | None = None,
     time_limit: float | None = None,
     executor: Executor | None = None,
+    time_control: TimeControl | str | None = None,
+    on_time: str = "lose",
 ) -> TournamentResult:
     """Round robin: every pair plays ``games_per_pair`` games (see :func:`play_match`); Elo
     by maximum likelihood, anchored at ``anchor`` (default "random" if present, else the mean).
     With ``store`` every match is stored there and the run resumes (or is shared by several
-    processes); ``time_limit`` is passed on to every match; every match runs on ``executor``
-    (default: ``workers`` local processes, started once for the whole tournament)."""
+    processes); ``time_limit``, ``time_control`` and ``on_time`` are passed on to every
+    match (a loss on time counts in the ratings as any loss); every match runs on
+    ``executor`` (default: ``workers`` local processes, started once for the whole
+    tournament)."""
     names = list(agents)
     if len(names) < 2:
         raise InvalidOptionError("a tournament needs at least two agents")
@@ -510,6 +642,8 @@ def tournament(
                 progress,
                 time_limit,
                 runner,
+                time_control,
+                on_time,
             )
     scores = [
         (names.index(a), names.index(b), r.score)

@@ -117,6 +117,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="results store file (default: OUT/results.sqlite)",
     )
     arena.add_argument(
+        "--tc",
+        default=None,
+        metavar="TIME_CONTROL",
+        help='a clock for every game: "10+0.1" (base + increment, seconds), "40/300", '
+        '"300+5x30" (byo-yomi), "5/move"; running out loses the game (see --on-time)',
+    )
+    arena.add_argument(
+        "--on-time",
+        choices=["lose", "warn"],
+        default="lose",
+        help="when a clock runs out: the player loses, or the record only says so "
+        "(default: %(default)s)",
+    )
+    arena.add_argument(
         "--export",
         default="",
         metavar="FORMATS",
@@ -273,7 +287,7 @@ def run_arena(args: argparse.Namespace) -> int:
     from boardzoo.executor import make_executor
     from boardzoo.store import ResultsStore
 
-    game, options, agents, formats = _checked_arena_arguments(args)
+    game, options, agents, formats, control = _checked_arena_arguments(args)
     out = Path(args.out) / game
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
@@ -281,8 +295,9 @@ def run_arena(args: argparse.Namespace) -> int:
         args.backend, args.workers, args.ray_address
     ) as executor:
         pairs = len(agents) * (len(agents) - 1) // 2
+        clock = "" if control is None else f", clock {control} (on time: {args.on_time})"
         console.print(
-            f"[bold]{game}[/]: {len(agents)} agents, {args.games} games per pair, "
+            f"[bold]{game}[/]: {len(agents)} agents, {args.games} games per pair{clock}, "
             f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
@@ -306,8 +321,12 @@ def run_arena(args: argparse.Namespace) -> int:
                 store=store,
                 progress=lambda n: progress.advance(task, n),
                 executor=executor,
+                time_control=control,
+                on_time=args.on_time,
             )
     result.table(console)
+    if control is not None:
+        _print_clock_use(console, result)
     paths = result.save(out) + result.export(out, formats)
     more = f" and {len(paths) - 6} more" if len(paths) > 6 else ""
     shown = ", ".join(str(p) for p in paths[:6]) + more
@@ -315,11 +334,22 @@ def run_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_clock_use(console: Any, result: Any) -> None:
+    """Per agent under a clock: losses on time and the share of its clock it used."""
+    from boardzoo.arena import clock_use
+
+    for name, use in clock_use(result).items():
+        console.print(f"{name}: {use['time_losses']} loss(es) on time, "
+                      f"{use['used_share']:.0%} of its clock used, "
+                      f"{use['mean_move_seconds']:.3f} s per move")
+
+
 class _ArenaRun(NamedTuple):
     game: str
     options: dict[str, Any]
     agents: dict[str, Any]
     formats: list[str]
+    control: Any
 
 
 def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
@@ -328,6 +358,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     from boardzoo.agents import make_agent
     from boardzoo.arena import EXPORT_FORMATS
     from boardzoo.errors import InvalidOptionError
+    from boardzoo.timecontrol import TimeControl
 
     game = args.game or DEFAULT_GAME
     options = _game_options(game, args.option)
@@ -350,7 +381,8 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     }
     if len(agents) < 2:
         raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
-    return _ArenaRun(game, options, agents, formats)
+    control = None if args.tc is None else TimeControl.parse(args.tc)
+    return _ArenaRun(game, options, agents, formats, control)
 
 
 def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:

@@ -27,7 +27,17 @@ for a proven win/loss. Small games (tic-tac-toe, small Nim) are solved exactly t
 
 The search is compiled once per game and process, on the first search (a few seconds;
 it takes the game's kernels as arguments, so numba cannot cache it on disk), before the
-clock starts.
+``time_limit`` clock starts (a game clock, which the arena runs, does charge it).
+
+Clocks: ``act(env, clock=...)`` / ``search(env, clock=...)`` take a
+:class:`~boardzoo.timecontrol.ClockView`; the move gets a target and a maximum time
+(:func:`~boardzoo.timecontrol.move_budget`): a new iteration starts only when it is expected
+to end by the target (iterations take about as long as the last one times its growth),
+or by the maximum while the decision is unstable (the best move changed at the last
+iteration); an iteration running past the maximum is abandoned. A single legal move is
+played at once. ``on_progress(analysis)`` is called after every completed iteration and
+``stop`` (a ``threading.Event``, set from another thread: the compiled search releases the
+GIL) makes the search return the best move of the last completed iteration.
 
 >>> from boardzoo.envs import tictactoe_v0
 >>> env = tictactoe_v0.env()
@@ -39,17 +49,23 @@ clock starts.
 
 from __future__ import annotations
 
+import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 from numba import njit
 
+from boardzoo.analysis import EXACT, HEURISTIC, Analysis, MoveStat, ProgressFn, move_texts
 from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge import GameKnowledge
 from boardzoo.rng import scramble
+from boardzoo.timecontrol import ClockView, SearchDeadlines, estimated_moves_left
 from boardzoo.wrappers.model import EnvModel
 
 __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
@@ -75,7 +91,10 @@ _DEPTH, _FLAG, _MOVE, _STAMP = 0, 1, 2, 3
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _SOLVED_DEPTH = 1 << 20  # depth stored for bounds that rest on finished games only
 # ``stats`` slots
-_NODES, _HORIZON, _ABORTED, _ABORTABLE, _STAMP_NOW, _ROOT_MOVE = 0, 1, 2, 3, 4, 5
+_NODES, _HORIZON, _ABORTED, _ABORTABLE, _STAMP_NOW, _ROOT_MOVE, _STOP = 0, 1, 2, 3, 4, 5, 6
+_STATS = 7
+#: how often (seconds) a ``stop`` event is looked at while an iteration runs
+_STOP_POLL = 0.02
 _CHECK_EVERY = 1023  # read the clock when nodes & _CHECK_EVERY == 0
 _TT_MOVE, _KILLER = 1 << 58, 1 << 56
 
@@ -195,9 +214,14 @@ def _from_table(score, ply):
 # ---------------------------------------------------------------------- the search
 @njit
 def _tick(stats, deadline):
-    """Count a node; abort an abortable iteration once the deadline has passed."""
+    """Count a node; abort an abortable iteration once the deadline has passed or a stop was
+    asked for (``stats[_STOP]``, set by another thread)."""
     stats[_NODES] += 1
-    if stats[_NODES] & _CHECK_EVERY == 0 and stats[_ABORTABLE] and monotonic() > deadline:
+    if (
+        stats[_NODES] & _CHECK_EVERY == 0
+        and stats[_ABORTABLE]
+        and (stats[_STOP] or monotonic() > deadline)
+    ):
         stats[_ABORTED] = 1
 
 
@@ -368,7 +392,7 @@ def _negamax(
     return best
 
 
-@njit
+@njit(nogil=True)
 def _iterate(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work, depth, deadline):
     """One iteration from the root (``work.states[0]``) to ``depth``; its score, with
     ``stats`` holding nodes, horizon evaluations, the abort flag and the root move."""
@@ -420,29 +444,77 @@ class AlphaBetaAgent:
         _check_options(depth, time_limit, evaluator, tt_bits)
         self.depth = None if depth is None else int(depth)
         self.time_limit = None if time_limit is None else float(time_limit)
-        if self.depth is None and self.time_limit is None:
+        self._default_budget = self.depth is None and self.time_limit is None  # yields to a clock
+        if self._default_budget:
             self.time_limit = DEFAULT_TIME_LIMIT
         self.evaluator = evaluator
         self.tt_bits = int(tt_bits)
         self.solver = bool(solver)
         self._table: _Table | None = None
         self._stamp = 0
+        self.last_analysis: Analysis | None = None
         self.reseed(seed)
 
     def reseed(self, seed: int | None) -> None:
         """Restart the tie-breaking random stream (the arena does this before every game)."""
         self.rng = np.random.default_rng(seed)
 
-    def act(self, env: Any) -> int:
+    def act(
+        self,
+        env: Any,
+        clock: ClockView | None = None,
+        on_progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
+    ) -> int:
         """The move to play for the side to move in ``env`` (see :meth:`search`)."""
-        return self.search(env).action
+        return self.search(env, clock=clock, on_progress=on_progress, stop=stop).action
 
-    def search(self, env: Any) -> SearchResult:
+    def analyse(
+        self,
+        env: Any,
+        clock: ClockView | None = None,
+        on_progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
+    ) -> Analysis:
+        """Search as :meth:`search` does and return the result as an :class:`Analysis`."""
+        self.search(env, clock=clock, on_progress=on_progress, stop=stop)
+        assert self.last_analysis is not None
+        return self.last_analysis
+
+    def prepare(self, env: Any) -> None:
+        """Compile the search for ``env``'s game, so that no clock pays for it (the arena
+        calls this before a timed game)."""
+        model = EnvModel(env)
+        state = model.root()
+        if not model.is_terminal(state):
+            kernels = _search_kernels(model, _game_of(model).knowledge, self.evaluator)
+            stream = self.rng.bit_generator.state  # the tie-break stream is left as it was
+            work = self._workspace(state, model.num_actions)
+            self.rng.bit_generator.state = stream
+            _iterate(*kernels, self._transposition_table(), work, 0, np.inf)
+            knowledge = _game_of(model).knowledge
+            if self.solver and knowledge is not None and knowledge.solve is not None:
+                knowledge.solve(state, 0.0)  # loads the solver's kernels; gives up at once
+
+    def search(
+        self,
+        env: Any,
+        clock: ClockView | None = None,
+        on_progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
+    ) -> SearchResult:
         """Search the position of ``env`` (a boardzoo env at a non-final position).
+
+        ``clock``: the agent's clock; the move's time then comes from it (capped by an
+        explicit ``time_limit`` or ``depth``), and compilation is charged to it.
+        ``on_progress(analysis)``: called after each completed iteration; ``stop``: return
+        the last completed iteration's move as soon as it is set. The result is also kept,
+        as an :class:`Analysis`, in ``last_analysis``.
 
         Raises InvalidOptionError for an env that is not a boardzoo env and GameOverError
         when the game is already over.
         """
+        entered = monotonic()
         model = EnvModel(env)
         game = _game_of(model)
         state = model.root()
@@ -451,23 +523,52 @@ class AlphaBetaAgent:
                 f"AlphaBetaAgent cannot move: the {game.name} game is already over"
             )
         knowledge = game.knowledge
+        deadlines = None if clock is None else self._clock_deadlines(game, state, clock, entered)
+        legal = np.flatnonzero(model.legal_mask(state))
+        if deadlines is not None and legal.size == 1:
+            forced = SearchResult(int(legal[0]), 0.0, False, 0, 0, 0.0, [int(legal[0])])
+            return self._finish(model, forced)
         started = monotonic()
-        solved = self._try_solver(knowledge, state, started)
+        solved = self._try_solver(knowledge, state, started, self._solver_budget(deadlines))
         if solved is not None:
-            return solved
+            return self._finish(model, solved)
         spent = monotonic() - started  # a failed solve used its share (and maybe compiled)
-        if self.time_limit is not None:
+        if self.time_limit is not None and deadlines is None:
             spent = min(spent, self.time_limit * SOLVER_SHARE)
-        return self._alphabeta(model, knowledge, state, spent)
+        result = self._alphabeta(model, knowledge, state, spent, deadlines, on_progress, stop)
+        return self._finish(model, result)
 
     # ------------------------------------------------------------------ internals
+    def _clock_deadlines(
+        self, game: Game, state: np.ndarray, clock: ClockView, entered: float
+    ) -> SearchDeadlines:
+        """This move's deadlines from the clock, never past an explicit ``time_limit``."""
+        deadlines = SearchDeadlines.for_clock(entered, clock, estimated_moves_left(game, state))
+        if self.time_limit is not None and not self._default_budget:
+            deadlines = deadlines.capped(entered + self.time_limit)
+        return deadlines
+
+    def _solver_budget(self, deadlines: SearchDeadlines | None) -> float | None:
+        """Seconds an exact solver attempt may take: its share of the move's time (None:
+        no time limit; the solver's own budget)."""
+        if deadlines is not None:
+            return max(0.0, deadlines.target - monotonic()) * SOLVER_SHARE
+        return None if self.time_limit is None else self.time_limit * SOLVER_SHARE
+
+    def _finish(self, model: EnvModel, result: SearchResult) -> SearchResult:
+        self.last_analysis = _analysis(model, result, final=True)
+        return result
+
     def _try_solver(
-        self, knowledge: GameKnowledge | None, state: np.ndarray, started: float
+        self,
+        knowledge: GameKnowledge | None,
+        state: np.ndarray,
+        started: float,
+        budget: float | None,
     ) -> SearchResult | None:
         """The game knowledge's exact solution as a result, or None."""
         if not self.solver or knowledge is None or knowledge.solve is None:
             return None
-        budget = None if self.time_limit is None else self.time_limit * SOLVER_SHARE
         solution = knowledge.solve(state, budget)
         if solution is None:
             return None
@@ -483,32 +584,54 @@ class AlphaBetaAgent:
         )
 
     def _alphabeta(
-        self, model: EnvModel, knowledge: GameKnowledge | None, state: np.ndarray, spent: float
+        self,
+        model: EnvModel,
+        knowledge: GameKnowledge | None,
+        state: np.ndarray,
+        spent: float,
+        deadlines: SearchDeadlines | None = None,
+        on_progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
     ) -> SearchResult:
-        """Iterative deepening until the depth, the time (less ``spent`` seconds already
-        used by a solver) or an exact result is reached."""
+        """Iterative deepening until the depth, the time (the clock's ``deadlines``, or
+        ``time_limit`` less ``spent`` seconds already used by a solver), ``stop`` or an
+        exact result is reached."""
         kernels = _search_kernels(model, knowledge, self.evaluator)
         work = self._workspace(state, model.num_actions)
         table = self._transposition_table()
-        _iterate(*kernels, table, work, 0, np.inf)  # compiles on first use, outside the clock
+        _iterate(*kernels, table, work, 0, np.inf)  # compiles on first use, outside time_limit
         work.stats[_NODES] = 0
         started = monotonic()
-        deadline = np.inf if self.time_limit is None else started + self.time_limit - spent
+        if deadlines is None:
+            deadlines = (SearchDeadlines.none() if self.time_limit is None
+                         else SearchDeadlines.fixed(started - spent, self.time_limit))
         max_depth = MAX_DEPTH if self.depth is None else self.depth
         best: tuple = ()
-        nodes = 0
-        for depth in range(1, max_depth + 1):
-            work.stats[_ABORTABLE] = depth > 1
-            score = _iterate(*kernels, table, work, depth, deadline)
-            nodes += int(work.stats[_NODES])
-            work.stats[_NODES] = 0
-            if work.stats[_ABORTED]:
-                break
-            exact = bool(work.stats[_HORIZON] == 0)
-            pv = work.pv[0, : work.pv_length[0]].tolist()
-            best = (int(work.stats[_ROOT_MOVE]), int(score), exact, depth, pv)
-            if exact or monotonic() >= deadline:
-                break
+        nodes, durations = 0, []
+        with _stop_watch(stop, work.stats):
+            for depth in range(1, max_depth + 1):
+                work.stats[_ABORTABLE] = depth > 1
+                began = monotonic()
+                score = _iterate(*kernels, table, work, depth, deadlines.maximum)
+                durations.append(monotonic() - began)
+                nodes += int(work.stats[_NODES])
+                work.stats[_NODES] = 0
+                if work.stats[_ABORTED]:
+                    break
+                exact = bool(work.stats[_HORIZON] == 0)
+                pv = work.pv[0, : work.pv_length[0]].tolist()
+                changed = bool(best) and best[0] != int(work.stats[_ROOT_MOVE])
+                best = (int(work.stats[_ROOT_MOVE]), int(score), exact, depth, pv)
+                if on_progress is not None:
+                    on_progress(_analysis(model, self._result(best, nodes, started, spent), False))
+                if exact or (stop is not None and stop.is_set()):
+                    break
+                if not _next_iteration_fits(deadlines, durations, changed):
+                    break
+        return self._result(best, nodes, started, spent)
+
+    @staticmethod
+    def _result(best: tuple, nodes: int, started: float, spent: float) -> SearchResult:
         action, score, exact, depth, pv = best
         return SearchResult(
             action,
@@ -526,7 +649,7 @@ class AlphaBetaAgent:
         states = np.zeros((plies, state.shape[0]), dtype=state.dtype)
         states[0] = state
         self._stamp += 1
-        stats = np.zeros(6, np.int64)
+        stats = np.zeros(_STATS, np.int64)
         stats[_STAMP_NOW] = self._stamp
         return _Work(
             states=states,
@@ -557,6 +680,79 @@ class AlphaBetaAgent:
 
     def __repr__(self) -> str:
         return f"AlphaBetaAgent(depth={self.depth!r}, time_limit={self.time_limit!r})"
+
+
+#: the least and most an iteration is assumed to take, relative to the one before
+_GROWTH_RANGE = (2.0, 8.0)
+
+
+def _next_iteration_fits(deadlines: SearchDeadlines, durations: list[float],
+                         unstable: bool) -> bool:
+    """Whether to start another iteration: under a fixed time, while time is left (an
+    unfinished one is abandoned); under a clock, when it is expected to end by the target
+    (by the maximum while the best move just changed), its time predicted as the last
+    iteration's times its growth over the one before."""
+    now = monotonic()
+    if not deadlines.from_clock:
+        return now < deadlines.target
+    growth = _GROWTH_RANGE[0]
+    if len(durations) >= 2 and durations[-2] > 1e-4:
+        growth = min(max(durations[-1] / durations[-2], _GROWTH_RANGE[0]), _GROWTH_RANGE[1])
+    end = deadlines.maximum if unstable else deadlines.target
+    return now + durations[-1] * growth <= end
+
+
+@contextmanager
+def _stop_watch(stop: threading.Event | None, stats: np.ndarray) -> Iterator[None]:
+    """While the block runs, a thread that sets ``stats[_STOP]`` once ``stop`` is set (the
+    compiled search reads it every 1,024 nodes; it runs without the GIL)."""
+    if stop is None:
+        yield
+        return
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.is_set():
+            if stop.wait(_STOP_POLL):
+                stats[_STOP] = 1
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()
+
+
+def _analysis(model: EnvModel, result: SearchResult, final: bool) -> Analysis:
+    """An alpha-beta or solver result as an :class:`Analysis` (value from the side to move's
+    view: the game's exact unit when exact, else the heuristic scale)."""
+    text = move_texts(model)
+    pv = tuple(text(a) for a in result.pv)
+    value = float(result.value)
+    proven = None
+    if result.exact:
+        proven = "win" if value > 0 else "loss" if value < 0 else "draw"
+    elif abs(value) == 1.0:
+        proven = "win" if value > 0 else "loss"
+    return Analysis(
+        action=result.action,
+        move=text(result.action),
+        value=value,
+        unit=EXACT if result.exact else HEURISTIC,
+        exact=result.exact,
+        nodes=result.nodes,
+        depth=result.depth,
+        elapsed=result.seconds,
+        pv=pv,
+        moves=(MoveStat(result.action, text(result.action), 0,
+                        None if math.isnan(value) else value, None, pv),),
+        proven=proven,
+        engine="solver" if result.exact and result.depth == 0 else "alphabeta",
+        final=final,
+    )
 
 
 def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) -> None:

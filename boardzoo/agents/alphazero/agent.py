@@ -96,14 +96,15 @@ class AlphaZeroAgent(MCTSAgent):
         checkpoint = load_checkpoint(resolve_checkpoint(name_or_path), device=pick_device(device))
         return cls(checkpoint.net, checkpoint.game, **search_options)
 
-    def search(self, env: Any):
-        """Search ``env``'s position (it must be the network's game with its options)."""
+    def search(self, env: Any, clock: Any = None, on_progress: Any = None, stop: Any = None):
+        """Search ``env``'s position (it must be the network's game with its options);
+        ``clock``, ``on_progress``, ``stop`` as for :meth:`MCTSAgent.search`."""
         raw = boardzoo_env(env)
         if raw is not None and raw.game.key != self.game.key:
             raise InvalidOptionError(
                 f"this AlphaZero network plays {self.game!r}; the env is {raw.game!r}"
             )
-        return super().search(env)
+        return super().search(env, clock=clock, on_progress=on_progress, stop=stop)
 
     def root_visits(self, states: list[np.ndarray], simulations: int | None = None) -> np.ndarray:
         """Fresh searches of many positions of the network's game at once, one tree each and
@@ -182,14 +183,18 @@ class ShippedAlphaZero:
         for agent in self._agents.values():
             agent.reseed(seed)
 
-    def act(self, env: Any) -> int:
-        return self.agent_for(env).act(env)
+    def act(self, env: Any, **hooks: Any) -> int:
+        """The move (``hooks``: ``clock``, ``on_progress``, ``stop`` as for MCTSAgent)."""
+        return self.agent_for(env).act(env, **hooks)
 
     def policy(self, env: Any) -> np.ndarray:
         return self.agent_for(env).policy(env)
 
-    def search(self, env: Any):
-        return self.agent_for(env).search(env)
+    def search(self, env: Any, **hooks: Any):
+        return self.agent_for(env).search(env, **hooks)
+
+    def analyse(self, env: Any, **hooks: Any):
+        return self.agent_for(env).analyse(env, **hooks)
 
 
 def agent_from_spec(checkpoint: str | None = None, seed: int | None = None,

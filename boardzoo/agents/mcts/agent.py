@@ -8,11 +8,21 @@ on any other PettingZoo AEC env (or with a Python evaluator) the same rules run 
 model in Python.
 
 Values are from the side to move's view in [-1, 1] (+1 a win).
+
+Budgets: ``simulations`` and/or ``time_limit`` per move, or a clock (``act(env, clock=...)``,
+a :class:`~boardzoo.timecontrol.ClockView`) turned into a target and a maximum time for the
+move (:func:`~boardzoo.timecontrol.move_budget`). The search runs in rounds of about
+:data:`~boardzoo.analysis.PROGRESS_SECONDS` when it is timed or watched; between rounds it
+reports progress (``on_progress``), obeys ``stop`` ("move now") and, under a clock, stops
+early when the decision can no longer change (one legal move, a proven root, a visit lead
+the simulations left cannot overturn) or runs on towards the maximum while it is unstable
+(the most visited move changed in the last round, or it is not the best valued one).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Any, NamedTuple
 
@@ -47,11 +57,18 @@ from boardzoo.agents.mcts.tree import (
     WIN,
     Tree,
 )
+from boardzoo.analysis import MEAN, PROGRESS_SECONDS, Analysis, ProgressFn, mcts_moves, move_texts
 from boardzoo.clock import monotonic
 from boardzoo.envs.registry import GAMES
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge.base import solve_within_reach
 from boardzoo.rng import make_rng
+from boardzoo.timecontrol import (
+    DEFAULT_MOVES_LEFT,
+    ClockView,
+    SearchDeadlines,
+    estimated_moves_left,
+)
 from boardzoo.wrappers.model import EnvModel, Evaluator, GameModel
 
 __all__ = ["MCTSAgent", "SearchResult"]
@@ -63,6 +80,8 @@ EXACT_SOLVER_SHARE = 0.5  # of time_limit, for the game's exact solver at the ro
 DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
 GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
 DEFAULT_SIMULATIONS = 1000
+#: most simulations one call of :meth:`MCTSAgent.ponder` runs (bounds the tree's memory)
+PONDER_SIMULATIONS = 2_000_000
 _PROVEN_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 
 
@@ -194,7 +213,8 @@ class MCTSAgent:
             )
         if not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
-        if simulations is None and time_limit is None:
+        self._default_budget = simulations is None and time_limit is None  # yields to a clock
+        if self._default_budget:
             simulations = DEFAULT_SIMULATIONS
         self.simulations = simulations
         self.time_limit = time_limit
@@ -219,7 +239,8 @@ class MCTSAgent:
         self.settings = self.settings_for(None)
         self.tree = Tree()
         self.last_search: SearchResult | None = None
-        self._reuse_from: tuple[Any, int] | None = None  # (root state, our action)
+        self.last_analysis: Analysis | None = None
+        self._reuse_from: tuple[Any, int | None] | None = None  # (root, our action or None)
         self._solver_seconds = 0.0
         self.reseed(seed)
 
@@ -227,6 +248,7 @@ class MCTSAgent:
         """Pickles (for arena worker processes) without the search tree or cached evaluations."""
         state = dict(self.__dict__)
         state["tree"], state["last_search"], state["_reuse_from"] = Tree(), None, None
+        state["last_analysis"] = None
         if self.batcher is not None:
             state["batcher"] = LeafBatcher(self.batcher.evaluator, self.batcher.cache_size)
         return state
@@ -238,43 +260,121 @@ class MCTSAgent:
         self.rng = make_rng(self.np_rng)
         self._reuse_from = None
 
-    def act(self, env: Any) -> int:
-        """Search the position of ``env`` (at its side to move) and return the move to play."""
-        return self.search(env).action
+    def act(
+        self,
+        env: Any,
+        clock: ClockView | None = None,
+        on_progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
+    ) -> int:
+        """Search the position of ``env`` (at its side to move) and return the move to play
+        (``clock``, ``on_progress``, ``stop``: see :meth:`search`)."""
+        return self.search(env, clock=clock, on_progress=on_progress, stop=stop).action
+
+    def analyse(
+        self,
+        env: Any,
+        clock: ClockView | None = None,
+        on_progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
+    ) -> Analysis:
+        """Search as :meth:`search` does and return the result as an :class:`Analysis`."""
+        self.search(env, clock=clock, on_progress=on_progress, stop=stop)
+        assert self.last_analysis is not None
+        return self.last_analysis
+
+    def ponder(
+        self,
+        env: Any,
+        stop: threading.Event,
+        on_progress: ProgressFn | None = None,
+        simulations: int = PONDER_SIMULATIONS,
+    ) -> Analysis:
+        """Think while the opponent does: search ``env``'s position (the opponent to move)
+        until ``stop`` is set or ``simulations`` have run, keeping the tree, so that the
+        next :meth:`search` after the opponent's reply starts from the reply's subtree
+        (with ``reuse_tree``). Returns the analysis of the opponent's position (its values
+        from the opponent's view)."""
+        model = EnvModel(env)
+        root = model.root()
+        if model.is_terminal(root):
+            raise GameOverError("MCTSAgent cannot ponder a finished game")
+        self.settings = self.settings_for(model.game.name if model.game else None)
+        runner = self._runner(model, root)
+        self._prepare_tree(model, root)
+        start = time.perf_counter()
+        done = self._run(runner, 1, 0.0) if self.tree.ints[0, FIRST] == NOT_EXPANDED else 0
+        done += self._rounds(runner, model, simulations - done, SearchDeadlines.none(), start,
+                             on_progress, stop, watched=True)
+        result = self._result(model, None, None, done, start)
+        self._reuse_from = (root, None) if self.reuse_tree else None
+        return self._analysis(model, result, final=True)
 
     def policy(self, env: Any) -> np.ndarray:
         """Search and return the root policy over all actions: visit counts with the agent's
         temperature (T = 0 is treated as 1 here), or Gumbel's improved policy."""
         return self.search(env).policy
 
-    def search(self, env: Any) -> SearchResult:
-        """Run one search from ``env``'s current position and return its root statistics."""
+    def prepare(self, env: Any) -> None:
+        """Compile what searching ``env``'s game needs, so that no clock pays for it (the
+        arena calls this before a timed game)."""
+        model = EnvModel(env)
+        self.settings = self.settings_for(model.game.name if model.game else None)
+        root = model.root()
+        self._runner(model, root)
+        knowledge = model.game.knowledge if isinstance(model, GameModel) else None
+        if self.exact_solver and knowledge is not None and knowledge.solve is not None:
+            knowledge.solve(root, 0.0)  # loads the solver's kernels; gives up at once
+
+    def search(
+        self,
+        env: Any,
+        clock: ClockView | None = None,
+        on_progress: ProgressFn | None = None,
+        stop: threading.Event | None = None,
+    ) -> SearchResult:
+        """Run one search from ``env``'s current position and return its root statistics.
+
+        ``clock``: the agent's clock (then the move's time comes from it, capped by
+        ``time_limit`` and ``simulations`` when those were given; compilation is charged,
+        as the clock charges it); ``on_progress(analysis)`` is called between rounds;
+        ``stop`` set: return the best move so far. The result is also kept as
+        ``last_search`` and, as an :class:`Analysis`, ``last_analysis``.
+        """
+        entered = monotonic()
         model = EnvModel(env)
         root = model.root()
         if model.is_terminal(root):
             raise GameOverError("MCTSAgent cannot search a finished game")
         self.settings = self.settings_for(model.game.name if model.game else None)
-        solved = self._exact_solution(model, root)
+        deadlines = None if clock is None else self._clock_deadlines(model, root, clock, entered)
+        if deadlines is not None and _single_legal_move(model, root):
+            return self._finish(model, root, self._forced_result(model, root))
+        solved = self._exact_solution(model, root, deadlines)
         if solved is not None:
-            return solved
-        runner = self._runner(model, root)  # compiles on first use: not charged
+            return self._finish(model, root, solved, reuse=False)
+        runner = self._runner(model, root)  # compiles on first use: not charged to time_limit
         self._prepare_tree(model, root)
         start = time.perf_counter() - self._solver_seconds
-        deadline = monotonic() + self.time_limit - self._solver_seconds if self.time_limit else 0.0
+        if deadlines is None:
+            deadlines = (SearchDeadlines.fixed(monotonic() - self._solver_seconds, self.time_limit)
+                         if self.time_limit else SearchDeadlines.none())
         done = 0
         if self.tree.ints[0, FIRST] == NOT_EXPANDED:
             done = self._run(runner, 1, 0.0)  # the root is always expanded
         if self.dirichlet is not None:
             add_root_noise(self.tree, *self.dirichlet, self.np_rng)
-        budget = self.simulations if self.simulations is not None else 1 << 60
+        budget = self._simulation_budget(clock)
         if self.settings.selection == "gumbel":
-            more, gumbel_choice, improved = self._gumbel_root(runner, budget - done, deadline)
+            more, gumbel_choice, improved = self._gumbel_root(
+                runner, budget - done, _as_deadline(deadlines.target))
         else:
-            more, gumbel_choice, improved = self._run(runner, budget - done, deadline), None, None
+            watched = on_progress is not None or stop is not None
+            more = self._rounds(runner, model, budget - done, deadlines, start, on_progress,
+                                stop, watched)
+            gumbel_choice, improved = None, None
         result = self._result(model, gumbel_choice, improved, done + more, start)
-        self._reuse_from = (root, result.action) if self.reuse_tree else None
-        self.last_search = result
-        return result
+        return self._finish(model, root, result)
 
     # ----------------------------------------------------------------------- internals
     def settings_for(self, game_name: str | None) -> Settings:
@@ -299,6 +399,125 @@ class MCTSAgent:
                                                  chosen["evaluator"], c, cfg)
         return self._settings[game_name]
 
+    def _clock_deadlines(
+        self, model: EnvModel, root: Any, clock: ClockView, entered: float
+    ) -> SearchDeadlines:
+        """This move's deadlines from the clock (per-game model of the moves left), never
+        past an explicit ``time_limit``."""
+        game = model.game if isinstance(model, GameModel) else None
+        moves_left = DEFAULT_MOVES_LEFT if game is None else estimated_moves_left(game, root)
+        deadlines = SearchDeadlines.for_clock(entered, clock, moves_left)
+        if self.time_limit is not None:
+            deadlines = deadlines.capped(entered + self.time_limit)
+        return deadlines
+
+    def _simulation_budget(self, clock: ClockView | None) -> int:
+        """Simulations this search may run: ``simulations``, unless it is only the default
+        budget and a clock decides instead."""
+        if self.simulations is None or (clock is not None and self._default_budget):
+            return 1 << 60
+        return self.simulations
+
+    def _rounds(
+        self,
+        runner,
+        model: EnvModel,
+        budget: int,
+        deadlines: SearchDeadlines,
+        start: float,
+        on_progress: ProgressFn | None,
+        stop: threading.Event | None,
+        watched: bool,
+    ) -> int:
+        """Run up to ``budget`` simulations in rounds until a deadline (the maximum while the
+        decision is unstable, under a clock), ``stop``, a proven root, or (under a clock) a
+        decision that can no longer change; returns how many ran. An unwatched search
+        without a clock runs in one go, as fast as before."""
+        if not watched and not deadlines.from_clock:
+            return self._run(runner, budget, _as_deadline(deadlines.target))
+        done, leader, began = 0, -1, monotonic()
+        if not self._root_visits().any():  # however late, every root child gets a visit
+            done = self._run(runner, min(budget, len(self.tree.children())), 0.0)
+        end = deadlines.target
+        while done < budget:
+            now = monotonic()
+            if now >= end or (stop is not None and stop.is_set()):
+                break
+            round_end = min(end, now + PROGRESS_SECONDS)
+            done += self._run(runner, budget - done, round_end)
+            if self.solver and self.tree.ints[0, PROVEN] != UNKNOWN:
+                break
+            if on_progress is not None:
+                on_progress(self._analysis(model, self._result(model, None, None, done, start),
+                                           final=False))
+            if deadlines.from_clock:
+                visits = self._root_visits()
+                rate = done / max(monotonic() - began, 1e-9)
+                if _lead_is_safe(visits, rate * max(0.0, end - monotonic()), budget - done):
+                    break
+                unstable, leader = self._unstable(visits, leader)
+                end = deadlines.maximum if unstable else deadlines.target
+        return done
+
+    def _root_visits(self) -> np.ndarray:
+        """Visits of the root's children, in child order."""
+        return self.tree.ints[list(self.tree.children()), VISITS]
+
+    def _unstable(self, visits: np.ndarray, leader: int) -> tuple[bool, int]:
+        """(whether the decision is unstable, the most visited child's index now): unstable
+        when the most visited child changed since the last round or is not the best valued
+        of the children searched enough to compare (at least a tenth of its visits)."""
+        now = int(np.argmax(visits)) if visits.size else -1
+        if visits.size < 2 or visits[now] == 0:
+            return False, now
+        children = np.array(self.tree.children())
+        values = self.tree.floats[children, VALUE] / np.maximum(visits, 1)
+        compared = visits >= 0.1 * visits[now]
+        best_valued = int(np.flatnonzero(compared)[np.argmax(values[compared])])
+        return now != leader or best_valued != now, now
+
+    def _finish(self, model: EnvModel, root: Any, result: SearchResult,
+                reuse: bool = True) -> SearchResult:
+        """Keep the result (``last_search``, ``last_analysis``) and what tree reuse needs."""
+        self._reuse_from = (root, result.action) if self.reuse_tree and reuse else None
+        self.last_search = result
+        self.last_analysis = self._analysis(model, result, final=True)
+        return result
+
+    def _forced_result(self, model: EnvModel, root: Any) -> SearchResult:
+        """The result for a position with one legal move: played at once (clock only)."""
+        action = int(np.flatnonzero(model.legal_mask(root))[0])
+        one_hot = np.zeros(model.num_actions)
+        one_hot[action] = 1.0
+        self.tree.clear()
+        return SearchResult(action, np.zeros(model.num_actions), np.full(model.num_actions, np.nan),
+                            one_hot.copy(), one_hot, [action], float("nan"), None, 0, 0.0)
+
+    def _analysis(self, model: EnvModel, result: SearchResult, final: bool) -> Analysis:
+        """``result`` as an :class:`Analysis` (values from the side to move's view, MEAN
+        unit; +1/0/-1 when proven), each root move with its own principal variation."""
+        text = move_texts(model)
+        pvs = {int(self.tree.ints[c, ACTION]): _principal_variation(self.tree, start=c)
+               for c in self.tree.children()} if self.tree.size > 1 else {}
+        value = result.value
+        if result.proven is not None:
+            value = {"win": 1.0, "loss": -1.0, "draw": 0.0}[result.proven]
+        return Analysis(
+            action=result.action,
+            move=text(result.action),
+            value=value,
+            unit=MEAN,
+            exact=result.proven is not None,
+            nodes=result.simulations,
+            depth=len(result.pv),
+            elapsed=result.seconds,
+            pv=tuple(text(a) for a in result.pv),
+            moves=mcts_moves(result.visits, result.q, result.prior, pvs, text),
+            proven=result.proven,
+            engine="mcts" if result.simulations or not result.proven else "solver",
+            final=final,
+        )
+
     def _config(self, selection: str, c: float, implicit_minimax: float) -> SearchConfig:
         rave_k, pw_c, pw_alpha, c_visit = self._tuning
         constant = self.unvisited_q != "parent"
@@ -319,14 +538,23 @@ class MCTSAgent:
             implicit_minimax=implicit_minimax,
         ).typed()
 
-    def _exact_solution(self, model: EnvModel, root: Any) -> SearchResult | None:
+    def _exact_solution(
+        self,
+        model: EnvModel,
+        root: Any,
+        deadlines: SearchDeadlines | None = None,
+    ) -> SearchResult | None:
         """The game's exact solver's answer when the position is within its reach (half the
-        time limit; without one, the solver's own budget), as a search result. The time a
-        failed attempt took (at most its share) is charged to the search."""
+        move's time: the time limit, or the clock's target; without either, the solver's own
+        budget), as a search result. The time a failed attempt took (at most its share) is
+        charged to the search."""
         self._solver_seconds = 0.0
         if not (self.exact_solver and isinstance(model, GameModel)):
             return None
-        budget = None if self.time_limit is None else self.time_limit * EXACT_SOLVER_SHARE
+        if deadlines is not None:
+            budget = max(0.0, deadlines.target - monotonic()) * EXACT_SOLVER_SHARE
+        else:
+            budget = None if self.time_limit is None else self.time_limit * EXACT_SOLVER_SHARE
         start = time.perf_counter()
         solution = solve_within_reach(model.game.knowledge, root, budget)
         if solution is None:
@@ -352,7 +580,6 @@ class MCTSAgent:
             simulations=0,
             seconds=time.perf_counter() - start,
         )
-        self.last_search = result
         return result
 
     def _runner(self, model: EnvModel, root: Any):
@@ -424,10 +651,16 @@ class MCTSAgent:
             self.tree.reroot(node)
 
     def _matching_node(self, model: EnvModel, root: Any) -> int:
-        """The node (within two plies of the old root, through our last move) whose state
-        equals ``root``, or -1. Only boardzoo states can be compared."""
+        """The node (within two plies of the old root, through our last move; after
+        pondering, the old root's children) whose state equals ``root``, or -1. Only
+        boardzoo states can be compared."""
         old_root, our_action = self._reuse_from
         if not isinstance(model, GameModel) or len(old_root) != len(root):
+            return -1
+        if our_action is None:  # pondered: the old root is the opponent's position
+            for child in self.tree.children(0):
+                if np.array_equal(model.step(old_root, int(self.tree.ints[child, ACTION])), root):
+                    return child
             return -1
         ours = fast.root_child_of_action(self.tree.ints, our_action)
         if ours < 0:
@@ -543,10 +776,11 @@ class MCTSAgent:
         return candidates[int(best)]
 
 
-def _principal_variation(tree: Tree, max_length: int = 32) -> list[int]:
-    """Actions along the most visited children from the root."""
+def _principal_variation(tree: Tree, max_length: int = 32, start: int = 0) -> list[int]:
+    """Actions along the most visited children from the root (or from node ``start``,
+    whose own action comes first)."""
     ints = tree.ints
-    pv, node = [], 0
+    pv, node = ([] if start == 0 else [int(ints[start, ACTION])]), start
     while len(pv) < max_length:
         children = tree.children(node)
         if not children:
@@ -556,6 +790,24 @@ def _principal_variation(tree: Tree, max_length: int = 32) -> list[int]:
             break
         pv.append(int(ints[node, ACTION]))
     return pv
+
+
+def _single_legal_move(model: EnvModel, root: Any) -> bool:
+    return int(np.count_nonzero(model.legal_mask(root))) == 1
+
+
+def _as_deadline(when: float) -> float:
+    """A deadline for the compiled loops: 0.0 means none."""
+    return when if math.isfinite(when) else 0.0
+
+
+def _lead_is_safe(visits: np.ndarray, more_by_time: float, more_by_budget: int) -> bool:
+    """Whether the most visited child stays ahead whatever the simulations still to come
+    (at most ``min(more_by_time, more_by_budget)``) do."""
+    if visits.size < 2:
+        return visits.size == 1
+    second, first = np.sort(visits)[-2:]
+    return first - second > min(more_by_time, more_by_budget)
 
 
 _KERNEL_CACHE: dict[tuple, tuple] = {}

@@ -1,0 +1,171 @@
+"""One JSON-ready shape for what a search found, whichever agent ran it (MCTS, AlphaZero,
+alpha-beta, an exact solver), and the hooks to watch a search live and to stop it.
+
+An :class:`Analysis` is what GUIs, the GTP engine and the web page show: the move chosen, its
+value from the side to move's view with the unit stated (``unit``), whether it is exact, how
+much was searched, and per-move statistics (:class:`MoveStat`) with principal variations
+in the game's move notation. ``to_json()`` gives plain JSON values.
+
+Live hooks, taken by ``MCTSAgent`` / ``AlphaBetaAgent`` ``.search`` / ``.analyse`` /
+``.act``: ``on_progress(analysis)`` (a :data:`ProgressFn`) is called between rounds of the
+search (about every :data:`PROGRESS_SECONDS`, and after each alpha-beta iteration) with
+``final=False``; ``stop`` (a ``threading.Event``) set from another thread means "move now":
+the search returns its best move so far.
+
+>>> a = Analysis(action=3, move="4", value=0.25, unit=MEAN, exact=False, nodes=1000, depth=7,
+...              elapsed=0.5, pv=("4", "4"), moves=(MoveStat(3, "4", 600, 0.25, 0.2, ("4",)),))
+>>> a.to_json()["moves"][0]["visits"]
+600
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "EXACT",
+    "HEURISTIC",
+    "MEAN",
+    "PROGRESS_SECONDS",
+    "Analysis",
+    "MoveStat",
+    "ProgressFn",
+    "move_texts",
+]
+
+#: ``Analysis.unit``: MCTS's mean result in [-1, 1] (+1 a win for the side to move)
+MEAN = "mean result [-1, 1]"
+#: alpha-beta's heuristic scale (-1, 1), with exactly +1 / -1 for a proven win / loss
+HEURISTIC = "heuristic (-1, 1)"
+#: the game's exact unit (Connect Four: Pons' score; Othello: final disc difference; other
+#: games: +1 / 0 / -1), for an exact result
+EXACT = "exact"
+#: seconds between two progress reports of a running search
+PROGRESS_SECONDS = 0.1
+
+
+@dataclass(frozen=True)
+class MoveStat:
+    """Statistics of one root move: ``visits`` (MCTS; 0 for alpha-beta), ``value`` from the
+    side to move's view at the root in the analysis' unit (None: not searched), ``prior``
+    (None: the search has none), ``pv`` the line that starts with this move (move texts)."""
+
+    action: int
+    move: str
+    visits: int
+    value: float | None
+    prior: float | None
+    pv: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "action": int(self.action),
+            "move": self.move,
+            "visits": int(self.visits),
+            "value": _plain(self.value),
+            "prior": _plain(self.prior),
+            "pv": list(self.pv),
+        }
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What one search found (see the module docstring).
+
+    ``value``: from the side to move's view, in ``unit`` (:data:`MEAN`, :data:`HEURISTIC`
+    or :data:`EXACT`); ``proven``: "win"/"loss"/"draw" for the side to move when the result
+    is proven, else None; ``nodes``: MCTS simulations or alpha-beta/solver nodes;
+    ``depth``: alpha-beta's last completed iteration, MCTS's principal variation length;
+    ``elapsed``: seconds so far; ``moves``: root moves, most searched first; ``final``:
+    False for a progress report of a search still running; ``engine``: "mcts",
+    "alphabeta" or "solver".
+    """
+
+    action: int
+    move: str
+    value: float
+    unit: str
+    exact: bool
+    nodes: int
+    depth: int
+    elapsed: float
+    pv: tuple[str, ...]
+    moves: tuple[MoveStat, ...] = ()
+    proven: str | None = None
+    engine: str = "mcts"
+    final: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.elapsed if self.elapsed > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON values (NaN becomes None)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "moves":
+                out[f.name] = [move.to_json() for move in value]
+            elif f.name == "pv":
+                out[f.name] = list(value)
+            elif f.name == "extra":
+                out[f.name] = {k: _plain(v) for k, v in value.items()}
+            else:
+                out[f.name] = _plain(value)
+        return out
+
+
+ProgressFn = Callable[[Analysis], None]
+
+
+def move_texts(env_or_model: Any) -> Callable[[int], str]:
+    """The function that writes an action in the game's notation (``str(action)`` for envs
+    that have none)."""
+    game = getattr(env_or_model, "game", None)
+    if game is None:
+        game = getattr(getattr(env_or_model, "unwrapped", None), "game", None)
+    writer = getattr(game, "action_to_str", None)
+    return writer if callable(writer) else str
+
+
+def mcts_moves(
+    visits: np.ndarray,
+    q: np.ndarray,
+    prior: np.ndarray,
+    pvs: dict[int, Sequence[int]],
+    move_text: Callable[[int], str],
+) -> tuple[MoveStat, ...]:
+    """Root moves of an MCTS search, most visited first: arrays of shape ``[num_actions]``
+    (``q`` from the side to move's view, NaN when unvisited); every action with a visit or a
+    prior is listed."""
+    listed = np.flatnonzero((visits > 0) | (prior > 0))
+    order = sorted(listed, key=lambda a: (-visits[a], -(prior[a])))
+    return tuple(
+        MoveStat(
+            int(a),
+            move_text(int(a)),
+            int(visits[a]),
+            None if math.isnan(q[a]) else float(q[a]),
+            float(prior[a]),
+            tuple(move_text(m) for m in pvs.get(int(a), [int(a)])),
+        )
+        for a in order
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value: numpy scalars as Python numbers, NaN/inf as None."""
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value

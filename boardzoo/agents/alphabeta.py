@@ -63,7 +63,7 @@ from boardzoo.analysis import EXACT, HEURISTIC, Analysis, MoveStat, ProgressFn, 
 from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge import GameKnowledge
+from boardzoo.knowledge import GameKnowledge, solve_if_affordable
 from boardzoo.rng import scramble
 from boardzoo.timecontrol import ClockView, SearchDeadlines, estimated_moves_left
 from boardzoo.wrappers.model import EnvModel
@@ -74,8 +74,9 @@ __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
 DEFAULT_TIME_LIMIT = 1.0
 #: deepest iteration (plies); the work arrays are sized for it
 MAX_DEPTH = 128
-#: share of ``time_limit`` an exact solver may use before alpha-beta takes over
-SOLVER_SHARE = 0.5
+#: share of the move's time an exact solver may use before alpha-beta takes over (it is tried
+#: only when its estimated cost fits, and gives up early when the position proves harder)
+SOLVER_SHARE = 0.9
 
 # Integer scores: a heuristic value x in (-1, 1) is x * EVAL_SCALE; a finished game with
 # exact value v reached p plies from the root scores sign(v) * (WIN + |v| * UNIT + UNIT - 1 - p)
@@ -426,10 +427,13 @@ class AlphaBetaAgent:
     replacing the game's own evaluation. ``seed`` breaks ties among equal moves.
     ``tt_bits``: the transposition table has ``2**tt_bits`` entries (32 bytes each).
 
-    When ``solver`` is true (the default) and the game's knowledge has ``solve``,
-    it is tried first with
-    ``SOLVER_SHARE`` of the time limit (or, without a time limit, the solver's own
-    deterministic budget); if it returns a solution, that is the answer (``exact=True``).
+    When ``solver`` is true (the default) and the game's knowledge has ``solve``, it is
+    tried first whenever its estimated cost (the knowledge's ``solve_cost``) fits the move's
+    time: up to :data:`SOLVER_SHARE` of the time limit (or of the clock's maximum for the
+    move), giving up early when the position proves much harder than estimated
+    (:func:`~boardzoo.knowledge.base.solve_if_affordable`); alpha-beta gets the time left.
+    Without a time limit the solver runs on its own deterministic budget where the
+    knowledge says the position is within reach. A solution is the answer (``exact=True``).
     """
 
     def __init__(
@@ -529,12 +533,13 @@ class AlphaBetaAgent:
             forced = SearchResult(int(legal[0]), 0.0, False, 0, 0, 0.0, [int(legal[0])])
             return self._finish(model, forced)
         started = monotonic()
-        solved = self._try_solver(knowledge, state, started, self._solver_budget(deadlines))
+        budget = self._solver_budget(deadlines)
+        solved = self._try_solver(knowledge, state, started, budget)
         if solved is not None:
             return self._finish(model, solved)
         spent = monotonic() - started  # a failed solve used its share (and maybe compiled)
-        if self.time_limit is not None and deadlines is None:
-            spent = min(spent, self.time_limit * SOLVER_SHARE)
+        if budget is not None and deadlines is None:
+            spent = min(spent, budget)
         result = self._alphabeta(model, knowledge, state, spent, deadlines, on_progress, stop)
         return self._finish(model, result)
 
@@ -549,10 +554,11 @@ class AlphaBetaAgent:
         return deadlines
 
     def _solver_budget(self, deadlines: SearchDeadlines | None) -> float | None:
-        """Seconds an exact solver attempt may take: its share of the move's time (None:
-        no time limit; the solver's own budget)."""
+        """Seconds an exact solver attempt may take: its share of the move's time, under a
+        clock of the move's maximum (an exact answer is worth the stretch); None without a
+        time limit (the solver's own budget)."""
         if deadlines is not None:
-            return max(0.0, deadlines.target - monotonic()) * SOLVER_SHARE
+            return max(0.0, deadlines.maximum - monotonic()) * SOLVER_SHARE
         return None if self.time_limit is None else self.time_limit * SOLVER_SHARE
 
     def _finish(self, model: EnvModel, result: SearchResult) -> SearchResult:
@@ -567,9 +573,9 @@ class AlphaBetaAgent:
         budget: float | None,
     ) -> SearchResult | None:
         """The game knowledge's exact solution as a result, or None."""
-        if not self.solver or knowledge is None or knowledge.solve is None:
+        if not self.solver:
             return None
-        solution = knowledge.solve(state, budget)
+        solution = solve_if_affordable(knowledge, state, budget)
         if solution is None:
             return None
         seconds = monotonic() - started

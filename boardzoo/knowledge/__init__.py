@@ -21,6 +21,7 @@ from boardzoo.knowledge.base import (
     Knowledge,
     SearchDefaults,
     Solution,
+    solve_if_affordable,
     solve_within_reach,
 )
 
@@ -31,6 +32,7 @@ __all__ = [
     "Solution",
     "knowledge_for",
     "knowledge_of",
+    "solve_if_affordable",
     "solve_within_reach",
     "try_solve",
 ]
@@ -40,7 +42,7 @@ _LEGACY_NAMES = {
     "playout_kernel": "heuristic_playout_kernel",
     "playout_trace_kernel": "heuristic_playout_trace_kernel",
 }
-_ENTRIES = ("evaluate_kernel", "key_kernel", "exact_value", "solve", "within_reach",
+_ENTRIES = ("evaluate_kernel", "key_kernel", "exact_value", "solve", "within_reach", "solve_cost",
             "playout_kernel", "playout_trace_kernel")
 
 

@@ -9,13 +9,26 @@ Every entry is optional (None: the game does not have it).
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-__all__ = ["GameKnowledge", "Knowledge", "SearchDefaults", "Solution"]
+__all__ = ["GameKnowledge", "Knowledge", "SearchDefaults", "Solution",
+           "estimated_solve_seconds", "solve_if_affordable", "solve_within_reach",
+           "solver_speed"]
+
+#: an attempt is made while its estimated cost is at most this many times the budget (the
+#: estimates are rough: a factor of 2-3 either way on single positions)
+ATTEMPT_FACTOR = 2.0
+#: an attempt gives up after this many times its estimate (and never after the budget), so
+#: a position much harder than estimated hands most of the budget back to the search
+GIVE_UP_FACTOR = 4.0
+#: the least time an attempt gets before giving up (seconds)
+MIN_ATTEMPT = 0.05
 
 
 class Solution(NamedTuple):
@@ -54,7 +67,11 @@ class GameKnowledge(Protocol):
       keys, whatever the move order; collisions rare);
     * ``exact_value(state) -> int``: the result of a finished game in the game's exact unit;
     * ``solve(state, time_limit) -> Solution | None``: an exact solution when within reach;
-      ``within_reach(state) -> bool``: whether ``solve`` is worth trying (None: always);
+      ``within_reach(state) -> bool``: whether ``solve`` is worth trying without a time
+      limit (None: always); ``solve_cost(state) -> float``: the estimated nodes of an exact
+      solve (``inf``: cannot), and ``solve_speed``: the solver's nodes per second on one
+      core of the reference machine, which let a timed search try the solver whenever its
+      budget allows (:func:`solve_if_affordable`; the speed is re-measured as it solves);
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
     * ``search_defaults``: :class:`SearchDefaults`.
@@ -70,6 +87,10 @@ class GameKnowledge(Protocol):
     def solve(self) -> Callable[[np.ndarray, float | None], Solution | None] | None: ...
     @property
     def within_reach(self) -> Callable[[np.ndarray], bool] | None: ...
+    @property
+    def solve_cost(self) -> Callable[[np.ndarray], float] | None: ...
+    @property
+    def solve_speed(self) -> float | None: ...
     @property
     def playout_kernel(self) -> Kernel | None: ...
     @property
@@ -87,6 +108,8 @@ class Knowledge:
     exact_value: Callable[[np.ndarray], int] | None = None
     solve: Callable[[np.ndarray, float | None], Solution | None] | None = None
     within_reach: Callable[[np.ndarray], bool] | None = None
+    solve_cost: Callable[[np.ndarray], float] | None = None
+    solve_speed: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
@@ -102,3 +125,63 @@ def solve_within_reach(
     if knowledge.within_reach is not None and not knowledge.within_reach(state):
         return None
     return knowledge.solve(state, time_limit)
+
+
+#: the least seconds of solving that replace the reference speed by the measured one
+_MEASURED_SECONDS = 0.05
+#: weight kept by earlier solves when a new one is counted (the machine's load changes)
+_SPEED_MEMORY = 0.9
+_speeds: dict[int, list[float]] = {}  # id(knowledge) -> [nodes, seconds], decayed
+
+
+def solver_speed(knowledge: GameKnowledge) -> tuple[float, bool]:
+    """(nodes per second of the knowledge's solver here, whether measured): measured on this
+    process's solves once they add up to :data:`_MEASURED_SECONDS`, else the reference
+    ``solve_speed``."""
+    nodes, seconds = _speeds.get(id(knowledge), (0.0, 0.0))
+    if seconds >= _MEASURED_SECONDS:
+        return nodes / seconds, True
+    return float(getattr(knowledge, "solve_speed", None) or 1e6), False
+
+
+def estimated_solve_seconds(knowledge: GameKnowledge, state: np.ndarray) -> float:
+    """Seconds an exact solve of ``state`` is expected to take here (inf: no estimate)."""
+    cost = getattr(knowledge, "solve_cost", None)
+    if knowledge.solve is None or cost is None:
+        return math.inf
+    return float(cost(state)) / solver_speed(knowledge)[0]
+
+
+def _count_solve(knowledge: GameKnowledge, nodes: int, seconds: float) -> None:
+    entry = _speeds.setdefault(id(knowledge), [0.0, 0.0])
+    entry[0] = _SPEED_MEMORY * entry[0] + nodes
+    entry[1] = _SPEED_MEMORY * entry[1] + seconds
+
+
+def solve_if_affordable(
+    knowledge: GameKnowledge | None, state: np.ndarray, seconds: float | None
+) -> Solution | None:
+    """The exact solution of ``state`` when the solver is worth trying within ``seconds``.
+
+    With a budget and a cost estimate (:func:`estimated_solve_seconds`): tried when the
+    estimate is at most :data:`ATTEMPT_FACTOR` times the budget, giving up after
+    :data:`GIVE_UP_FACTOR` times the estimate or the budget, whichever comes first (the
+    caller's search gets the rest; until this process has measured the solver's speed,
+    the budget). Without either, the fixed reach:
+    :func:`solve_within_reach`.
+    """
+    if knowledge is None or knowledge.solve is None:
+        return None
+    if seconds is None or getattr(knowledge, "solve_cost", None) is None:
+        return solve_within_reach(knowledge, state, seconds)
+    estimate = estimated_solve_seconds(knowledge, state)
+    if not estimate <= ATTEMPT_FACTOR * seconds:
+        return None
+    limit = seconds
+    if solver_speed(knowledge)[1]:
+        limit = min(seconds, max(MIN_ATTEMPT, GIVE_UP_FACTOR * estimate))
+    started = time.monotonic()
+    solution = knowledge.solve(state, limit)
+    if solution is not None:
+        _count_solve(knowledge, solution.nodes, time.monotonic() - started)
+    return solution

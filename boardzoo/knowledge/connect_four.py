@@ -49,6 +49,7 @@ __all__ = [
     "evaluate_kernel",
     "exact_value",
     "solve",
+    "solve_cost",
     "solve_position",
     "Solver",
     "SOLVER",
@@ -412,7 +413,25 @@ solve_position = SOLVER.solve_position
 
 REACH_STONES = 14
 """From this many stones on, solving is usually quick (random 14-stone positions: median
-7.5 ms, max 0.06 s; 8-10 stones: median 0.1-0.2 s, max 4.5 s), so agents try it."""
+7.5 ms, max 0.06 s; 8-10 stones: median 0.1-0.2 s, max 4.5 s), so agents without a time
+limit try it; a timed search uses :func:`solve_cost` instead."""
+COST_AT_REACH = 9e4
+"""Typical nodes of a solve at REACH_STONES stones (random positions: median 87,000)."""
+COST_GROWTH = 1.75
+"""How many times more nodes a solve takes per stone fewer (random positions, medians: 8
+stones 2.4 million, 10: 430,000, 12: 160,000, 14: 87,000)."""
+SOLVE_SPEED = 1.1e7
+"""Nodes per second on one core of the reference machine (14 stones: 7.5 ms for ~87,000)."""
+
+
+def solve_cost(state: np.ndarray) -> float:
+    """Estimated nodes of an exact solve of ``state`` (inf on boards other than 6x7, 0 for
+    a finished game), from its number of stones."""
+    if (int(state[ROWS]), int(state[COLUMNS])) != (_H, _W):
+        return float("inf")
+    if state[OUTCOME] != ONGOING:
+        return 0.0
+    return COST_AT_REACH * COST_GROWTH ** (REACH_STONES - int(state[PLY]))
 
 
 def within_reach(state: np.ndarray) -> bool:
@@ -429,4 +448,6 @@ KNOWLEDGE = Knowledge(
     exact_value=exact_value,
     solve=solve,
     within_reach=within_reach,
+    solve_cost=solve_cost,
+    solve_speed=SOLVE_SPEED,
 )

@@ -62,7 +62,14 @@ from boardzoo.envs.othello import (
     store_playout_end,
 )
 from boardzoo.knowledge.base import Knowledge, SearchDefaults
-from boardzoo.knowledge.othello_solver import REACH_EMPTIES, solve, within_reach
+from boardzoo.knowledge.othello_solver import (
+    REACH_EMPTIES,
+    SOLVE_SPEED,
+    solve,
+    solve_cost,
+    solve_in_time,
+    within_reach,
+)
 from boardzoo.knowledge.othello_squares import (
     BOARD,
     C_SQ,
@@ -91,6 +98,7 @@ __all__ = [
     "evaluate_kernel",
     "exact_value",
     "solve",
+    "solve_cost",
     "within_reach",
     "heuristic_playout_kernel",
 ]
@@ -246,8 +254,10 @@ KNOWLEDGE = Knowledge(
     evaluate_kernel=evaluate_kernel,
     key_kernel=key_kernel,
     exact_value=exact_value,
-    solve=solve,
+    solve=solve_in_time,
     within_reach=within_reach,
+    solve_cost=solve_cost,
+    solve_speed=SOLVE_SPEED,
     playout_kernel=heuristic_playout_kernel,
     search_defaults=SearchDefaults(
         selection="puct", evaluator="heuristic", implicit_minimax=0.5,

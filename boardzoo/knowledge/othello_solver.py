@@ -62,10 +62,20 @@ from boardzoo.knowledge.othello_squares import (
     square_of,
 )
 
-__all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "solve", "within_reach"]
+__all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_MODEL", "SOLVE_SPEED",
+           "solve",
+           "solve_cost", "solve_in_time", "within_reach"]
 
 REACH_EMPTIES = {4: 16, 6: 20, 8: 18}
 """Default largest number of empty squares :func:`solve` attempts, per board size."""
+COST_MODEL = {4: (16, 2e4), 6: (20, 3e6), 8: (18, 1e6)}
+"""Per board size (empties, nodes): a typical solve's nodes at that many empties, from which
+:func:`solve_cost` extrapolates (8x8: FFO #22-#27 and #40, 17-20 empties, took 0.6-15
+million nodes)."""
+COST_GROWTH = 2.6
+"""How many times more nodes a solve takes per extra empty square (FFO #40-#47)."""
+SOLVE_SPEED = 9e6
+"""Nodes per second on one core of the reference machine (FFO #40: 15 million in 1.7 s)."""
 SHALLOW_EMPTIES = 6
 """At and below this many empties the solver drops the table and the mobility ordering."""
 CLOCK_CHECK_NODES = 4096
@@ -378,6 +388,22 @@ def _empties(state: np.ndarray) -> int:
 def within_reach(state: np.ndarray) -> bool:
     """Whether :func:`solve` attempts ``state`` by default (at most REACH_EMPTIES empties)."""
     return state[OUTCOME] == ONGOING and _empties(state) <= REACH_EMPTIES[int(state[SIZE])]
+
+
+def solve_cost(state: np.ndarray) -> float:
+    """Estimated nodes of an exact solve of ``state`` (0 for a finished game): the
+    :data:`COST_MODEL` nodes grown by :data:`COST_GROWTH` per empty square beyond its."""
+    if state[OUTCOME] != ONGOING:
+        return 0.0
+    empties_at, nodes = COST_MODEL[int(state[SIZE])]
+    return nodes * COST_GROWTH ** (_empties(state) - empties_at)
+
+
+def solve_in_time(state: np.ndarray, time_limit: float | None = None) -> Solution | None:
+    """:func:`solve` as the knowledge's ``solve``: with a ``time_limit`` any position is
+    attempted (the limit bounds the attempt), without one only those within
+    :data:`REACH_EMPTIES`."""
+    return solve(state, time_limit, None if time_limit is None else int(state[SIZE]) ** 2)
 
 
 def solve(state: np.ndarray, time_limit: float | None = None,

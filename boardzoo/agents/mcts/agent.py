@@ -61,7 +61,7 @@ from boardzoo.analysis import MEAN, PROGRESS_SECONDS, Analysis, ProgressFn, mcts
 from boardzoo.clock import monotonic
 from boardzoo.envs.registry import GAMES
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge.base import solve_within_reach
+from boardzoo.knowledge.base import solve_if_affordable
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import (
     DEFAULT_MOVES_LEFT,
@@ -153,9 +153,12 @@ class MCTSAgent:
         implicit_minimax: alpha of implicit minimax backups (Lanctot et al. 2014): Q is
             mixed as ``(1 - alpha) Q + alpha V`` with V the heuristic evaluations backed up
             by minimax; needs ``evaluator="heuristic"`` (0 turns it off).
-        exact_solver: when the game's exact solver has the position within reach (Connect
-            Four from 14 stones, Othello from 18 empties), play its answer; it gets half the
-            time limit (without one, its own node budget) and the search the rest.
+        exact_solver: play the game's exact solver's answer when it finds one: with a time
+            budget it is tried whenever its estimated cost (the knowledge's ``solve_cost``)
+            fits half the move's time, and gives up early on a position much harder than
+            estimated (the search gets the rest); without a time budget where the
+            knowledge says the position is within reach (Connect Four from 14 stones,
+            Othello from 18 empties), on the solver's own node budget.
         reuse_tree: keep the subtree of the position reached after our move and the reply.
         dirichlet: ``(epsilon, alpha)`` root noise on the priors (self-play).
         temperature: 0 plays the most visited move; T > 0 samples ``N ** (1 / T)``.
@@ -556,7 +559,7 @@ class MCTSAgent:
         else:
             budget = None if self.time_limit is None else self.time_limit * EXACT_SOLVER_SHARE
         start = time.perf_counter()
-        solution = solve_within_reach(model.game.knowledge, root, budget)
+        solution = solve_if_affordable(model.game.knowledge, root, budget)
         if solution is None:
             spent = time.perf_counter() - start
             self._solver_seconds = spent if budget is None else min(spent, budget)

@@ -1,0 +1,188 @@
+"""Time controls: the checks of issue 14 as benchmarks (minutes to hours; not run by the tests).
+
+    python -m benchmarks.time_controls ffo [--time-limit 120] [--numbers 40-47]
+        AlphaBetaAgent(time_limit=T) on FFO positions: move, value, exact, seconds, and the
+        solver alone for reference.
+    python -m benchmarks.time_controls clocks GAME [--tc 10+0.1] [--games 100]
+        alpha-beta against MCTS under a clock: score, losses on time, share of the clock used.
+    python -m benchmarks.time_controls allocation GAME [--tc 10+0.1] [--games 200]
+        MCTS with its clock (allocation, early stopping) against the same MCTS at a fixed
+        time per move with the same total time per game (base / moves + increment).
+    python -m benchmarks.time_controls reach [--tc 10+0.1] [--games 20]
+        Connect Four: from which stone count alpha-beta's moves are exact under the clock.
+
+Every command prints a table (rich) and can write it as JSON (--out FILE).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardzoo.agents import AlphaBetaAgent, MCTSAgent
+from boardzoo.arena import clock_use, play_match, tournament
+from boardzoo.envs import make_env
+from boardzoo.envs.core import PLY
+from boardzoo.knowledge.othello_solver import solve as othello_solve
+from boardzoo.timecontrol import TimeControl, estimated_moves_left
+
+FFO = Path(__file__).resolve().parents[1] / "tests" / "data" / "othello" / "ffo_endgame_suite.json"
+
+
+def _table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, justify="right")
+    for row in rows:
+        table.add_row(*[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row])
+    Console().print(table)
+
+
+def _numbers(text: str) -> list[int]:
+    low, _, high = text.partition("-")
+    return list(range(int(low), int(high or low) + 1))
+
+
+def run_ffo(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent on FFO positions at ``time_limit``; the solver alone as the reference."""
+    suite = {p["ffo"]: p for p in json.loads(FFO.read_text())}
+    rows, out = [], []
+    for number in _numbers(args.numbers):
+        entry = suite[number]
+        env = make_env("othello")
+        side = "X" if entry["to_move"] == "black" else "O"
+        env.reset(options={"position": f"{entry['board']} {side}"})
+        agent = AlphaBetaAgent(time_limit=args.time_limit, seed=0)
+        agent.prepare(env)
+        start = time.monotonic()
+        result = agent.search(env)
+        seconds = time.monotonic() - start
+        move = env.unwrapped.action_to_str(result.action).upper()
+        solver_seconds = float("nan")
+        if args.with_solver:
+            start = time.monotonic()
+            othello_solve(env.unwrapped.state_array, None, 64)
+            solver_seconds = time.monotonic() - start
+        right = move in entry["best_moves"] and result.exact and result.value == entry["best_score"]
+        row = [number, entry["empties"], move, "/".join(entry["best_moves"]), result.value,
+               entry["best_score"], result.exact, right, seconds, seconds / args.time_limit,
+               solver_seconds]
+        rows.append(row)
+        out.append(dict(zip(["ffo", "empties", "move", "best", "value", "best_score", "exact",
+                             "solved", "seconds", "budget_share", "solver_seconds"], row,
+                            strict=True)))
+        print(row, flush=True)
+    _table(f"AlphaBetaAgent(time_limit={args.time_limit}) on FFO",
+           ["#", "empties", "move", "best", "value", "best", "exact", "right", "s",
+            "s / budget", "solver alone s"], rows)
+    return {"time_limit": args.time_limit, "positions": out}
+
+
+def run_clocks(args: argparse.Namespace) -> dict[str, Any]:
+    """alpha-beta and MCTS (their defaults) under one clock."""
+    agents = {"alphabeta": AlphaBetaAgent(seed=1), "mcts": MCTSAgent(seed=2)}
+    result = tournament(args.game, agents, games_per_pair=args.games, seed=args.seed,
+                        time_control=args.tc, workers=args.workers, opening_plies=4)
+    use = clock_use(result)
+    match = result.matches[("alphabeta", "mcts")]
+    rows = [[name, use[name]["time_losses"], use[name]["flagged"], use[name]["used_share"],
+             use[name]["mean_move_seconds"]] for name in agents]
+    _table(f"{args.game} under {args.tc}: alpha-beta {match!r}",
+           ["agent", "losses on time", "flagged", "clock used", "s per move"], rows)
+    return {"game": args.game, "tc": args.tc, "games": match.games,
+            "alphabeta_score": match.score, "interval": match.score_ci, "clock_use": use}
+
+
+def run_allocation(args: argparse.Namespace) -> dict[str, Any]:
+    """Clock-managed MCTS against MCTS at the fixed per-move time that spends the same
+    total per game (main time over the moves it expects at the start, plus the increment)."""
+    control = TimeControl.parse(args.tc)
+    env = make_env(args.game)
+    env.reset()
+    moves = estimated_moves_left(env.unwrapped.game, env.unwrapped.state_array)
+    per_move = control.base / moves + control.increment
+    clocked, fixed = MCTSAgent(seed=1), MCTSAgent(seed=2, time_limit=per_move)
+    match = play_match(args.game, clocked, fixed, games=args.games, seed=args.seed,
+                       time_control=args.tc, workers=args.workers)
+    low, high = match.score_ci
+    _table(f"{args.game}: MCTS on a {args.tc} clock vs MCTS at {per_move:.3f} s per move",
+           ["games", "score", "95% low", "95% high"], [[match.games, match.score, low, high]])
+    return {"game": args.game, "tc": args.tc, "fixed_seconds": per_move, "games": match.games,
+            "score": match.score, "interval": [low, high]}
+
+
+class _Recorder:
+    """Wraps an agent; records, per stone count, whether each of its moves was exact."""
+
+    def __init__(self, agent: AlphaBetaAgent, log: dict[int, list[bool]]):
+        self.agent, self.log = agent, log
+
+    def reseed(self, seed: int | None) -> None:
+        self.agent.reseed(seed)
+
+    def prepare(self, env: Any) -> None:
+        self.agent.prepare(env)
+
+    def act(self, env: Any, clock: Any = None) -> int:
+        action = self.agent.act(env, clock=clock)
+        stones = int(env.unwrapped.state_array[PLY])  # the stones on a Connect Four board
+        analysis = self.agent.last_analysis
+        self.log[stones].append(bool(analysis is not None and analysis.exact))
+        return action
+
+
+def run_reach(args: argparse.Namespace) -> dict[str, Any]:
+    """Connect Four alpha-beta self-play under the clock: the share of exact moves by stones."""
+    log: dict[int, list[bool]] = defaultdict(list)
+    a, b = _Recorder(AlphaBetaAgent(seed=1), log), _Recorder(AlphaBetaAgent(seed=2), log)
+    play_match("connect_four", a, b, games=args.games, seed=args.seed, time_control=args.tc,
+               opening_plies=2)
+    shares = {s: float(np.mean(v)) for s, v in sorted(log.items())}
+    always = [s for s in shares if all(shares[t] == 1.0 for t in shares if t >= s)]
+    rows = [[s, len(log[s]), share] for s, share in shares.items()]
+    _table(f"Connect Four alpha-beta under {args.tc}: exact moves by stones on the board",
+           ["stones", "moves", "exact share"], rows)
+    reach = min(always) if always else None
+    print(f"every move exact from {reach} stones on")
+    return {"tc": args.tc, "games": args.games, "exact_share_by_stones": shares,
+            "exact_from_stones": reach}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    ffo = commands.add_parser("ffo")
+    ffo.add_argument("--time-limit", type=float, default=120.0)
+    ffo.add_argument("--numbers", default="40-47")
+    ffo.add_argument("--with-solver", action="store_true", help="also time the solver alone")
+    for name in ("clocks", "allocation"):
+        sub = commands.add_parser(name)
+        sub.add_argument("game", choices=["connect_four", "othello", "go"])
+        sub.add_argument("--tc", default="10+0.1")
+        sub.add_argument("--games", type=int, default=100 if name == "clocks" else 200)
+        sub.add_argument("--workers", type=int, default=1)
+        sub.add_argument("--seed", type=int, default=0)
+    reach = commands.add_parser("reach")
+    reach.add_argument("--tc", default="10+0.1")
+    reach.add_argument("--games", type=int, default=20)
+    reach.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="write the figures as JSON")
+    args = parser.parse_args(argv)
+    runners = {"ffo": run_ffo, "clocks": run_clocks, "allocation": run_allocation,
+               "reach": run_reach}
+    figures = runners[args.command](args)
+    if args.out:
+        Path(args.out).write_text(json.dumps(figures, indent=2, default=float) + "\n")
+
+
+if __name__ == "__main__":
+    main()

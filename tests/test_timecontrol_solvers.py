@@ -82,7 +82,7 @@ def test_alphabeta_does_not_try_a_solve_far_beyond_its_budget():
     start = time.monotonic()
     result = agent.search(env)
     assert not result.exact and result.depth >= 1
-    assert time.monotonic() - start < 1.0 * 1.1 + 0.5  # budget plus 10%, and slack
+    assert time.monotonic() - start < 1.0 * 1.1 + 1.0  # budget plus 10%, and slack
 
 
 @pytest.mark.slow

@@ -67,7 +67,6 @@ from boardzoo.knowledge.othello_solver import (
     SOLVE_SPEED,
     solve,
     solve_cost,
-    solve_in_time,
     within_reach,
 )
 from boardzoo.knowledge.othello_squares import (
@@ -254,7 +253,7 @@ KNOWLEDGE = Knowledge(
     evaluate_kernel=evaluate_kernel,
     key_kernel=key_kernel,
     exact_value=exact_value,
-    solve=solve_in_time,
+    solve=solve,
     within_reach=within_reach,
     solve_cost=solve_cost,
     solve_speed=SOLVE_SPEED,

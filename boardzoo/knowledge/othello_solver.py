@@ -64,7 +64,7 @@ from boardzoo.knowledge.othello_squares import (
 
 __all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_MODEL", "SOLVE_SPEED",
            "solve",
-           "solve_cost", "solve_in_time", "within_reach"]
+           "solve_cost", "within_reach"]
 
 REACH_EMPTIES = {4: 16, 6: 20, 8: 18}
 """Default largest number of empty squares :func:`solve` attempts, per board size."""
@@ -399,28 +399,25 @@ def solve_cost(state: np.ndarray) -> float:
     return nodes * COST_GROWTH ** (_empties(state) - empties_at)
 
 
-def solve_in_time(state: np.ndarray, time_limit: float | None = None) -> Solution | None:
-    """:func:`solve` as the knowledge's ``solve``: with a ``time_limit`` any position is
-    attempted (the limit bounds the attempt), without one only those within
-    :data:`REACH_EMPTIES`."""
-    return solve(state, time_limit, None if time_limit is None else int(state[SIZE]) ** 2)
-
-
 def solve(state: np.ndarray, time_limit: float | None = None,
           max_empties: int | None = None) -> Solution | None:
     """Exact solution of an ongoing position: the best action and the final disc difference
     under perfect play (FFO convention) from the side to move's view, and the nodes searched.
 
     None when the game is over, when the position has more than ``max_empties`` empty squares
-    (default :data:`REACH_EMPTIES` for the board size) or when ``time_limit`` seconds (None:
-    no limit) pass first; compiling the search on its first call in a process (about 2 s)
-    is not charged to ``time_limit``. A side with no move gets the pass action
+    (default: without a ``time_limit``, :data:`REACH_EMPTIES` for the board size; with one,
+    no bound but the time) or when ``time_limit`` seconds (None: no limit) pass first;
+    compiling the search on its first call in a process (about 2 s) is not charged to
+    ``time_limit``. A side with no move gets the pass action
     (``size * size``).
     """
     seat, size = int(state[TO_PLAY]), int(state[SIZE])
     player, opponent = state[BLACK + seat], state[WHITE - seat]  # np.uint64 scalars
     empties = _empties(state)
-    reach = REACH_EMPTIES[size] if max_empties is None else max_empties
+    if max_empties is not None:
+        reach = max_empties
+    else:
+        reach = REACH_EMPTIES[size] if time_limit is None else size * size
     if state[OUTCOME] != ONGOING or empties > reach:
         return None
     seconds = math.inf if time_limit is None else float(time_limit)

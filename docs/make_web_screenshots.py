@@ -23,9 +23,9 @@ from boardzoo.web.security import loopback_hosts
 
 OUT = Path(__file__).resolve().parent / "images"
 # game -> (game options, opponent, its options, the person's clicks (cells), seconds to wait
-# into the agent's search before the picture)
+# into the agent's search before the picture; 0: after its reply)
 SCENES = {
-    "tictactoe": ({}, "mcts", {"time_limit": "4"}, [4, 0], 1.5),
+    "tictactoe": ({}, "mcts", {"time_limit": "4"}, [4], 1.0),
     "nim": ({"heaps": "3,4,5", "max_take": "none"}, "alphabeta", {"time_limit": "1"}, [14],
             0.0),
     "connect_four": ({}, "mcts", {"time_limit": "6"}, [3, 3, 2], 3.0),
@@ -68,7 +68,11 @@ def scene(page, url: str, game: str) -> None:
         target.click()
         if k < len(clicks) - 1:
             expect(page.locator("#moves li")).to_have_count(2 * k + 2, timeout=300_000)
-    time.sleep(into_search)
+    if into_search:  # a moment into the search, once its first report is on the page
+        expect(page.locator("#summary")).to_contain_text("simulations", timeout=300_000)
+        time.sleep(into_search)
+    else:  # a quick search: the position after the agent's reply, with its last analysis
+        expect(page.locator("#moves li")).to_have_count(2 * len(clicks), timeout=300_000)
     page.screenshot(path=OUT / f"web-{game}.png")
 
 

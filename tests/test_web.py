@@ -232,10 +232,10 @@ def test_mcts_answers_the_centre_with_a_corner_and_undo_takes_both_back(client):
                 break
     view = message["view"]
     assert view["moves"][1] in ("a1", "c1", "a3", "c3")
-    analysis = view["analysis"]
-    assert analysis["kind"] == "mcts" and analysis["simulations"] == 3000
-    assert analysis["best"] == view["moves"][1] == analysis["moves"][0]["move"]
-    assert sum(analysis["visits"]) >= 3000 - 1
+    analysis = view["analysis"]  # boardzoo.analysis.Analysis.to_json()
+    assert analysis["engine"] == "mcts" and analysis["nodes"] == 3000 and analysis["final"]
+    assert analysis["move"] == view["moves"][1] == analysis["moves"][0]["move"]
+    assert sum(m["visits"] for m in analysis["moves"]) >= 3000 - 1
     assert view["last_move"]["move"] == view["moves"][1]
     undone = post(client, f"/api/games/{gid}/undo").json()
     assert undone["moves"] == [] and undone["board"]["cells"] == [[0] * 3] * 3
@@ -323,3 +323,79 @@ def test_serve_refuses_a_bad_port(capsys):
 
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port 70000" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ live search, clocks, ponder
+def test_the_search_is_live_the_server_answers_and_move_now_stops_it(client):
+    game = new_game(client, game="othello", agent="mcts", human_seat=1,
+                    agent_options={"time_limit": "60"})
+    gid = game["id"]
+    nodes = []
+    with client.websocket_connect(f"/api/games/{gid}/live", headers=ORIGIN) as ws:
+        while len(nodes) < 3:
+            message = ws.receive_json()
+            if message["type"] == "analysis":
+                nodes.append(message["analysis"]["nodes"])
+                assert message["analysis"]["final"] is False
+        while_thinking = client.get(f"/api/games/{gid}")  # the event loop is not searching
+        assert while_thinking.status_code == 200 and while_thinking.json()["thinking"]
+        asked = time.monotonic()
+        assert post(client, f"/api/games/{gid}/stop").status_code == 200
+        while True:
+            message = ws.receive_json()
+            if message["type"] == "view" and message["view"]["moves"]:
+                break
+    answered = time.monotonic() - asked
+    assert nodes == sorted(nodes) and nodes[-1] > nodes[0]  # visits grow between reports
+    assert answered < 5.0, answered  # stopped, not the 60 s time limit
+    view = message["view"]
+    assert view["analysis"]["final"] is True and view["analysis"]["move"] == view["moves"][0]
+    assert view["analysis"]["nodes"] >= nodes[-1]
+    assert post(client, f"/api/games/{gid}/stop").status_code == 400  # not thinking now
+
+
+def test_a_go_search_reports_an_ownership_map(client):
+    game = new_game(client, game="go", options={"board_size": "5"}, agent="mcts",
+                    human_seat=1, agent_options={"simulations": "300", "time_limit": ""})
+    view = wait_for(client, game["id"], lambda v: len(v["moves"]) == 1)
+    ownership = view["analysis"]["ownership"]
+    assert len(ownership) == 25 and all(-1 <= v <= 1 for v in ownership)
+
+
+def test_a_clock_that_runs_out_loses_the_game(client):
+    game = new_game(client, game="tictactoe", time_control="0.3/move")
+    assert game["clock"]["control"] == "0.3/move" and game["clock"]["running"] == 0
+    view = wait_for(client, game["id"], lambda v: v["clock"]["flagged"] is not None, timeout=10)
+    assert view["clock"]["flagged"] == 0 and view["clock"]["running"] is None
+    late = post(client, f"/api/games/{game['id']}/move", {"action": 4, "ply": 0})
+    assert late.status_code == 400 and "game is over" in late.json()["error"]
+    record = client.get(f"/api/games/{game['id']}/record").json()
+    assert record["returns"] == [-1.0, 1.0] and record["score"] == 0.0
+
+
+def test_the_agent_moves_on_its_clock(client):
+    game = new_game(client, game="connect_four", agent="mcts", human_seat=1,
+                    agent_options={"time_limit": ""}, time_control="20+1")
+    view = wait_for(client, game["id"], lambda v: len(v["moves"]) == 1)
+    clock = view["clock"]
+    assert clock["running"] == 1 and clock["flagged"] is None
+    spent = view_seconds = client.get(f"/api/games/{game['id']}/record").json()["seconds"][0]
+    assert 0 < spent < 20 and view_seconds == spent
+    # main time left = 20 - spent + the 1 s increment
+    assert abs(clock["seats"][0]["remaining"] - (21 - spent)) < 1e-6
+
+
+@pytest.mark.parametrize("control", ["fast", "-5", "60+x", "0/move"])
+def test_a_malformed_time_control_is_a_400(client, control):
+    response = post(client, "/api/games", {"game": "nim", "time_control": control})
+    assert response.status_code == 400 and "time control" in response.json()["error"]
+
+
+def test_a_pondering_agent_still_answers(client):
+    game = new_game(client, game="tictactoe", agent="mcts", ponder=True,
+                    agent_options={"simulations": "300", "time_limit": ""})
+    post(client, f"/api/games/{game['id']}/move", {"action": 0, "ply": 0})
+    view = wait_for(client, game["id"], lambda v: len(v["moves"]) == 2)
+    post(client, f"/api/games/{game['id']}/move",
+         {"action": int(next(iter(view["board"]["clicks"].values()))), "ply": 2})
+    assert len(wait_for(client, game["id"], lambda v: len(v["moves"]) == 4)["moves"]) == 4

@@ -66,7 +66,7 @@ def page(browser, server, request):
     errors: list[str] = []
     opened.on("pageerror", lambda err: errors.append(str(err)))
     opened.goto(server)
-    expect(opened.locator("#game option")).to_have_count(6, timeout=30_000)
+    expect(opened.locator("#game option")).to_have_count(6, timeout=120_000)
     yield opened
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     opened.screenshot(path=ARTIFACTS / f"{request.node.name}.png")
@@ -146,3 +146,34 @@ def test_go_a_capture_by_clicking_is_counted(page):
     expect(page.locator("#moves li")).to_have_count(8, timeout=AGENT_WAIT)
     assert 3 * 5 + 2 not in pieces(page) or pieces(page)[3 * 5 + 2] == 2  # c2 was taken
     assert page.locator("#buttons button", has_text="pass").count() == 1
+
+
+def simulations(page):
+    found = re.search(r"([\d,]+) simulations", page.locator("#summary").inner_text())
+    return int(found.group(1).replace(",", "")) if found else 0
+
+
+def test_othello_a_long_think_is_live_the_page_answers_and_move_now_plays(page):
+    start(page, "othello", agent_options={"time_limit": "60"}, seat=1)
+    expect(page.locator("#analysis-state")).to_have_text("· searching", timeout=AGENT_WAIT)
+    expect(page.locator("#summary")).to_contain_text("simulations", timeout=AGENT_WAIT)
+    counts = [simulations(page)]
+    deadline = time.monotonic() + 30
+    while len(counts) < 3 and time.monotonic() < deadline:  # updates arrive while it thinks
+        if simulations(page) > counts[-1]:
+            counts.append(simulations(page))
+        time.sleep(0.05)
+    assert len(counts) == 3 and counts == sorted(counts) and counts[0] < counts[-1], counts
+    assert page.locator("#board .heat rect").count() > 0  # the visit heat-map
+    page.click("#heat")  # the page's controls answer during the search
+    expect(page.locator("#board .heat")).to_have_count(0)
+    page.click("#heat")
+    expect(page.locator("#board .heat")).to_have_count(1)
+    assert len(pieces(page)) == 4 and page.locator("#stop").is_enabled()
+    page.screenshot(path=ARTIFACTS / "othello-thinking.png")
+    asked = time.monotonic()
+    page.click("#stop")
+    expect(page.locator("#board .piece")).to_have_count(5, timeout=500)  # within 0.5 s
+    print(f"move now -> move on the board: {time.monotonic() - asked:.3f} s")
+    expect(page.locator("#status")).to_have_text(re.compile("^Your move"))
+    assert page.locator("#moves li").count() == 1

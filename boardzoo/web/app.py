@@ -7,7 +7,7 @@ reads, every change is a POST with a JSON body)::
     GET  /static/<file>                 its files (only the package's static folder)
     GET  /api/catalog                   games, their options, the opponents, the checkpoints
     POST /api/games                     {game, options, agent, agent_options, human_seat,
-                                         record?} -> a new game (201)
+                                         record?, time_control?, ponder?} -> a game (201)
     GET  /api/games/<id>                the game's view
     POST /api/games/<id>/move           {action, ply}: the person's move
     POST /api/games/<id>/undo | swap | stop | close
@@ -38,6 +38,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from boardzoo.errors import BoardzooError
+from boardzoo.timecontrol import TimeControl
 from boardzoo.web.catalog import agent_for, catalog, game_from_text
 from boardzoo.web.games import Games, TooManyGamesError, UnknownGameIdError
 from boardzoo.web.security import HostOriginGuard
@@ -123,7 +124,15 @@ async def new_game(request: Request) -> Response:
     if text is not None and not isinstance(text, str):
         raise RequestError(400, "record must be text: a position or an arena record")
     start, moves = load_record(game, text) if text and text.strip() else (None, [])
-    session = await _games(request).open(game, spec, seat, start, moves)
+    control = body.get("time_control") or None
+    if control is not None and not isinstance(control, str):
+        raise RequestError(400, 'time_control must be text such as "5/move" or "60+1"')
+    ponder = body.get("ponder", False)
+    if not isinstance(ponder, bool):
+        raise RequestError(400, "ponder must be true or false")
+    session = await _games(request).open(game, spec, seat, start, moves,
+                                         TimeControl.parse(control) if control else None,
+                                         ponder)
     return JSONResponse(_games(request).view(session), status_code=201)
 
 

@@ -3,7 +3,12 @@ the person moves, the agent answers, a tab goes away or a game sits idle.
 
 Everything here runs on the server's event loop; workers' messages are posted into it. A
 game's agent thinks only when it is its turn (one search at a time, numbered, so the answer
-to a position that was undone or replaced is recognised as stale and dropped).
+to a position that was undone or replaced is recognised as stale and dropped), and with
+``ponder`` it searches the person's position on the person's time. With a time control
+both seats' clocks run (:class:`boardzoo.timecontrol.GameClock`): the person's starts with
+their turn, the agent's when its worker starts searching (never during a warm-up), and each
+stops when the move reaches the server; a timer flags a side whose
+time runs out while it thinks, which loses the game on time.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, IllegalActionError
+from boardzoo.timecontrol import TimeControl
 from boardzoo.web.session import GameSession
 from boardzoo.web.worker import AgentWorker
 
@@ -49,6 +55,8 @@ class _Game:
         self.configured: asyncio.Future = asyncio.get_running_loop().create_future()
         self.rid = 0
         self.warm = False
+        self.ponder = False
+        self.flag_timer: asyncio.TimerHandle | None = None
 
 
 class Games:
@@ -74,18 +82,21 @@ class Games:
         workers = [g.worker for g in self.games.values()] + self.spares
         self.games.clear()
         self.spares.clear()
-        await asyncio.gather(*(asyncio.to_thread(w.close) for w in workers))
+        for worker in workers:  # the server is stopping: blocking here is fine
+            worker.close()
 
     # -------------------------------------------------------------------- lifecycle
     async def open(self, game: Game, spec: str, seat: int, start: str | None,
-                   moves: list[int]) -> GameSession:
+                   moves: list[int], time_control: TimeControl | None = None,
+                   ponder: bool = False) -> GameSession:
         """A new game, its agent built in a worker (a 400 if the spec does not build)."""
         if len(self.games) >= self.max_games:
             raise TooManyGamesError(
                 f"{self.max_games} games are open (one agent process each); close a tab or "
                 f"wait until an idle game is cleaned up ({self.idle_seconds:.0f} s)")
-        session = GameSession(game, spec, seat, start, moves)
+        session = GameSession(game, spec, seat, start, moves, time_control)
         entry = _Game(session, self._take_worker(game.name))
+        entry.ponder = ponder
         entry.worker.attach(self._deliverer(session.id))
         self.games[session.id] = entry
         rid = next(_numbers)
@@ -99,7 +110,7 @@ class Games:
         if message["type"] != "ready":
             await self.close(session)
             raise BoardzooError(f"opponent {spec!r}: {message['message']}")
-        self._think_if_due(entry)
+        self._next_turn(entry)
         return session
 
     async def close(self, session: GameSession) -> None:
@@ -109,6 +120,8 @@ class Games:
         if entry is None:
             return
         self._publish(entry, {"type": "closed"})
+        if entry.flag_timer is not None:
+            entry.flag_timer.cancel()
         entry.worker.attach(lambda message: None)
         entry.worker.stop.set()
         if entry.worker.alive() and len(self.spares) <= self.spare_count:
@@ -131,21 +144,30 @@ class Games:
         entry = self.games[session.id]
         if isinstance(action, str):
             action = session.game.str_to_action(action)
-        session.play_human(action, ply)
+        index = session.check_human_move(action, ply)
+        spent = self._stop_clock(entry)
+        if session.flagged() is not None:
+            self._next_turn(entry)
+            raise IllegalActionError("your time ran out before that move: the agent wins on time")
+        session.play(index, spent)
         entry.error = None
-        self._changed(entry)
+        self._next_turn(entry)
 
     async def undo(self, session: GameSession) -> None:
         entry = self.games[session.id]
         self._abandon_search(entry)
         session.undo()
-        self._changed(entry)
+        self._stop_clock(entry)  # the undone moves' time stays spent
+        self._next_turn(entry)
 
     async def swap(self, session: GameSession) -> None:
         entry = self.games[session.id]
+        if session.over():
+            raise IllegalActionError("the game is over: start a new game")
         self._abandon_search(entry)
+        self._stop_clock(entry)
         session.swap()
-        self._changed(entry)
+        self._next_turn(entry)
 
     async def stop(self, session: GameSession) -> None:
         """"Move now": the search stops and the agent plays its best move so far."""
@@ -158,7 +180,8 @@ class Games:
     def view(self, session: GameSession) -> dict[str, Any]:
         entry = self.games[session.id]
         return {**session.view(), "thinking": entry.thinking is not None,
-                "warm": entry.warm, "analysis": entry.analysis, "error": entry.error}
+                "warm": entry.warm, "analysis": entry.analysis, "error": entry.error,
+                "ponder": entry.ponder}
 
     def subscribe(self, session: GameSession) -> asyncio.Queue:
         queue: asyncio.Queue = asyncio.Queue(maxsize=256)
@@ -172,18 +195,60 @@ class Games:
             session.touch()
 
     # ---------------------------------------------------------------------- internals
-    def _changed(self, entry: _Game) -> None:
-        self._think_if_due(entry)
-        self._publish(entry, {"type": "view", "view": self.view(entry.session)})
+    def _next_turn(self, entry: _Game) -> None:
+        """After every change: the side to move's clock (and its flag timer), the agent's
+        search or ponder, and the new view to every open page."""
+        session = entry.session
+        if session.clock is not None and session.clock.running is None and not (
+                session.agent_to_move()):  # the agent's clock starts with its search
+            self._start_clock(entry)
+        if not self._think_if_due(entry):
+            self._ponder_if_due(entry)
+        self._publish(entry, {"type": "view", "view": self.view(session)})
 
-    def _think_if_due(self, entry: _Game) -> None:
+    def _start_clock(self, entry: _Game) -> None:
+        entry.session.start_clock()
+        self._arm_flag_timer(entry)
+
+    def _stop_clock(self, entry: _Game) -> float:
+        if entry.flag_timer is not None:
+            entry.flag_timer.cancel()
+            entry.flag_timer = None
+        return entry.session.stop_clock()
+
+    def _arm_flag_timer(self, entry: _Game) -> None:
+        """Flag the side to move if its clock runs out before its move arrives."""
+        session, clock = entry.session, entry.session.clock
+        if clock is None or clock.running is None:
+            return
+        seat, ply = clock.running, session.ply
+        limit = clock.view(seat).hard_limit + 0.05
+
+        def out_of_time() -> None:
+            if session.ply == ply and clock.running == seat:
+                self._abandon_search(entry)
+                self._stop_clock(entry)
+                self._next_turn(entry)
+
+        entry.flag_timer = self._loop().call_later(limit, out_of_time)
+
+    def _think_if_due(self, entry: _Game) -> bool:
         session = entry.session
         if entry.thinking is not None or not session.agent_to_move() or entry.error:
-            return
+            return False
         entry.thinking = next(_numbers)
         entry.analysis = None
+        clock = None if session.clock is None else session.clock.view(1 - session.human_seat)
         entry.worker.send({"cmd": "think", "id": entry.thinking,
-                           "snapshot": session.history[-1]})
+                           "snapshot": session.history[-1], "clock": clock})
+        return True
+
+    def _ponder_if_due(self, entry: _Game) -> None:
+        """With ``ponder``, the agent searches the person's position until they move."""
+        session = entry.session
+        if entry.ponder and not session.over() and not entry.error:
+            entry.worker.send({"cmd": "ponder", "id": next(_numbers),
+                               "snapshot": session.history[-1]})
 
     def _abandon_search(self, entry: _Game) -> None:
         """Stop the search in progress; its answer will be stale and dropped."""
@@ -212,26 +277,33 @@ class Games:
         if kind == "exit":
             entry.error = "the agent's process ended; start a new game"
             entry.thinking = None
+            self._stop_clock(entry)
             self._publish(entry, {"type": "view", "view": self.view(entry.session)})
             return
         if message.get("id") != entry.thinking:
             return  # the answer to a search that was abandoned
-        if kind == "progress":
+        if kind == "started":  # the search begins (after any warm-up): its clock starts
+            if entry.session.clock is not None and entry.session.clock.running is None:
+                self._start_clock(entry)
+                self._publish(entry, {"type": "view", "view": self.view(entry.session)})
+        elif kind == "progress":
             entry.analysis = message["analysis"]
             self._publish(entry, {"type": "analysis", "analysis": entry.analysis,
                                   "ply": entry.session.ply})
         elif kind == "move":
             entry.thinking = None
             entry.analysis = message["analysis"]
+            spent = self._stop_clock(entry) if entry.session.clock else message["seconds"]
             try:
-                entry.session.play(message["action"], message["seconds"])
+                if entry.session.flagged() is None:  # a move after the flag fell is lost
+                    entry.session.play(message["action"], spent)
             except IllegalActionError as err:
                 entry.error = f"the agent sent an illegal move: {err}"
-            self._changed(entry)
+            self._next_turn(entry)
         elif kind == "error":
             entry.thinking = None
             entry.error = f"the agent failed: {message['message']}"
-            self._changed(entry)
+            self._next_turn(entry)
 
     def _on_configure_message(self, entry: _Game, message: dict[str, Any]) -> None:
         """"ready" or "error" answers the configure request; "warm" (or an error while

@@ -1,56 +1,85 @@
-"""The agent's search as JSON for the page (an adapter, until boardzoo.analysis lands).
+"""The agent's search as the page shows it: :class:`boardzoo.analysis.Analysis` as JSON
+(``to_json()``: the move, its value in ``unit`` from the side to move's view, nodes, time,
+root moves with visits, values and principal variations), and for Go an ownership map.
 
-``search_with_progress(agent, env, stop, progress, time_limit)`` plays one move and returns it
-with the search's analysis: ``{"kind", "moves": [{"action", "move", "visits", "win_rate",
-"pv"}...], "simulations"|"nodes", "value", "seconds", ...}``, win rates and values from the
-side to move's view (win rate = (Q + 1) / 2). Agents without a ``search`` return no analysis.
+``think`` plays one move, reporting progress while it searches and obeying ``stop``; agents
+without ``analyse`` (random, PPO) just move. ``ponder`` lets an agent that can (MCTS,
+AlphaZero) search the person's position until ``stop`` is set, keeping its tree for the reply.
 """
 
 from __future__ import annotations
 
-import math
+import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["search_with_progress", "analysis_json"]
+from boardzoo.timecontrol import ClockView, call_act
 
-TOP_MOVES = 8
+__all__ = ["OWNERSHIP_PLAYOUTS", "analysis_json", "ponder", "think"]
 
-
-def search_with_progress(
-    agent: Any, env: Any, stop: Any, progress: Callable[[dict[str, Any]], None],
-    time_limit: float | None = None,
-) -> tuple[int, dict[str, Any] | None]:
-    """The agent's move in ``env``'s position and its analysis (or None)."""
-    if not hasattr(agent, "search"):
-        return int(agent.act(env)), None
-    result = agent.search(env)
-    return int(result.action), analysis_json(env, result)
+Report = Callable[[dict[str, Any]], None]
+OWNERSHIP_PLAYOUTS = 64  # random playouts averaged into a Go ownership map
+OWNERSHIP_SECONDS = 0.5  # the map is recomputed at most this often while a search runs
 
 
-def _number(value: float) -> float | None:
-    return None if value is None or not math.isfinite(value) else round(float(value), 4)
+def think(agent: Any, env: Any, stop: Any, report: Report,
+          clock: ClockView | None = None) -> tuple[int, dict[str, Any] | None]:
+    """The agent's move in ``env``'s position and the final analysis (None without one)."""
+    if not hasattr(agent, "analyse"):
+        return int(call_act(agent, env, clock)), None
+    live = _Reporter(env, report)
+    analysis = agent.analyse(env, clock=clock, on_progress=live, stop=stop)
+    return int(analysis.action), analysis_json(env, analysis)
 
 
-def analysis_json(env: Any, result: Any) -> dict[str, Any]:
-    """An MCTS/AlphaZero or alpha-beta search result as JSON (see the module docstring)."""
-    name = env.action_to_str
-    if hasattr(result, "visits"):
-        visits = np.asarray(result.visits)
-        order = [int(a) for a in np.argsort(-visits, kind="stable") if visits[a] > 0]
-        moves = [{"action": a, "move": name(a), "visits": int(visits[a]),
-                  "win_rate": _number((result.q[a] + 1) / 2)} for a in order[:TOP_MOVES]]
-        if moves and result.pv:
-            moves[0]["pv"] = [name(a) for a in result.pv]
-        return {"kind": "mcts", "moves": moves, "visits": visits.tolist(),
-                "simulations": int(result.simulations), "value": _number(result.value),
-                "proven": result.proven, "seconds": round(float(result.seconds), 3),
-                "best": name(result.action)}
-    return {"kind": "alphabeta", "moves": [{"action": int(result.action),
-                                             "move": name(result.action),
-                                             "pv": [name(a) for a in result.pv]}],
-            "value": _number(result.value), "exact": bool(result.exact),
-            "depth": int(result.depth), "nodes": int(result.nodes),
-            "seconds": round(float(result.seconds), 3), "best": name(result.action)}
+def ponder(agent: Any, env: Any, stop: Any, report: Report) -> bool:
+    """Search the person's position until ``stop`` is set; False if the agent cannot."""
+    if not hasattr(agent, "ponder") or env.game.is_terminal(env.state_array):
+        return False
+    agent.ponder(env, stop=stop, on_progress=_Reporter(env, report))
+    return True
+
+
+class _Reporter:
+    """``on_progress`` for a search: each analysis as JSON to ``report``, with the Go
+    ownership map recomputed at most every OWNERSHIP_SECONDS."""
+
+    def __init__(self, env: Any, report: Report) -> None:
+        self.env, self.report = env, report
+        self.ownership: list[float] | None = None
+        self.when = 0.0
+
+    def __call__(self, analysis: Any) -> None:
+        if self.env.game.name == "go" and (
+                self.ownership is None or time.monotonic() - self.when >= OWNERSHIP_SECONDS):
+            self.ownership, self.when = go_ownership(self.env), time.monotonic()
+        self.report(analysis_json(self.env, analysis, self.ownership))
+
+
+def analysis_json(env: Any, analysis: Any,
+                  ownership: list[float] | None = None) -> dict[str, Any]:
+    """``analysis.to_json()`` plus ``ownership`` (Go: one value per point in action order,
+    +1 Black's, -1 White's; computed unless given)."""
+    data = analysis.to_json()
+    if env.game.name == "go":
+        data["ownership"] = ownership if ownership is not None else go_ownership(env)
+    return data
+
+
+def go_ownership(env: Any, playouts: int = OWNERSHIP_PLAYOUTS, seed: int = 0) -> list[float]:
+    """The mean area owner of every point over ``playouts`` random playouts from ``env``'s
+    position (+1 Black, -1 White): the board's likely territory, from Black's view."""
+    from boardzoo.envs.go import playout_ownership_kernel
+    from boardzoo.rng import make_rng
+
+    state = env.state_array
+    size = env.game.size
+    total = np.zeros(size * size)
+    out = np.empty(size * size)
+    rng = make_rng(seed)
+    for _ in range(playouts):
+        playout_ownership_kernel(state.copy(), rng, out)
+        total += out
+    return np.round(total / playouts, 2).tolist()

@@ -18,6 +18,7 @@ from boardzoo.arena import GameRecord
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
 from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.timecontrol import GameClock, TimeControl
 from boardzoo.web.board import action_targets, board_view, changed_cells, game_view
 
 __all__ = ["GameSession", "StaleMoveError", "load_record"]
@@ -31,7 +32,8 @@ class GameSession:
     """A game between a person (``human_seat``) and an agent (``agent_spec``)."""
 
     def __init__(self, game: Game, agent_spec: str, human_seat: int = 0,
-                 start: str | None = None, moves: list[int] | None = None) -> None:
+                 start: str | None = None, moves: list[int] | None = None,
+                 time_control: TimeControl | None = None) -> None:
         self.id = secrets.token_urlsafe(12)
         self.game = game
         self.agent_spec = agent_spec
@@ -46,6 +48,35 @@ class GameSession:
         self.last_active = time.monotonic()
         for action in moves or []:
             self.play(action)
+        self.clock = None if time_control is None else GameClock(time_control)
+        self.turn_started: float | None = None  # when the running clock was started
+
+    # ----------------------------------------------------------------------- clocks
+    def start_clock(self) -> None:
+        """Start the side to move's clock (if the game has one and goes on)."""
+        if self.clock is not None and not self.over():
+            self.turn_started = time.monotonic()
+            self.clock.start(self.game.to_play(self.state))
+
+    def stop_clock(self) -> float:
+        """Stop the running clock; the seconds the turn took (0 without a clock)."""
+        if self.clock is None or self.clock.running is None:
+            return 0.0
+        self.turn_started = None
+        return self.clock.stop()
+
+    def clock_view(self) -> dict[str, Any] | None:
+        """Both clocks as JSON: the control's text, each seat's view (main time left,
+        byo-yomi), the running seat and how long its turn has run, the seat out of time."""
+        if self.clock is None:
+            return None
+        running = self.clock.running
+        return {"control": str(self.clock.control),
+                "seats": [self.clock.view(seat).to_json() for seat in (0, 1)],
+                "running": running,
+                "running_for": 0.0 if self.turn_started is None
+                else time.monotonic() - self.turn_started,
+                "flagged": self.clock.flagged}
 
     # ------------------------------------------------------------------ the position
     @property
@@ -57,7 +88,12 @@ class GameSession:
         return len(self.moves)
 
     def over(self) -> bool:
-        return self.game.is_terminal(self.state)
+        """The game has ended: by the rules, or a seat has run out of time."""
+        return self.game.is_terminal(self.state) or self.flagged() is not None
+
+    def flagged(self) -> int | None:
+        """The seat that lost on time, or None."""
+        return None if self.clock is None else self.clock.flagged
 
     def agent_to_move(self) -> bool:
         return not self.over() and self.game.to_play(self.state) != self.human_seat
@@ -76,23 +112,28 @@ class GameSession:
         self.captures[mover] += self._taken(before, self.state, mover)
         self.touch()
 
-    def play_human(self, action: Any, ply: Any) -> None:
-        """The person's move, sent for position ``ply`` (refused if the board moved on)."""
+    def check_human_move(self, action: Any, ply: Any) -> int:
+        """The person's move as an action, sent for position ``ply``: refused if the board
+        moved on (StaleMoveError), the game is over, it is the agent's turn or the move is
+        illegal."""
         if not isinstance(ply, int) or isinstance(ply, bool) or ply != self.ply:
             raise StaleMoveError(
                 f"that move was sent for ply {ply!r}, but the game is at ply {self.ply}; "
                 "the board has changed: look again")
         if self.over():
-            raise IllegalActionError("the game is over: start a new game or undo")
+            raise IllegalActionError("the game is over: start a new game" + (
+                "" if self.flagged() is not None else " or undo"))
         if self.agent_to_move():
             raise IllegalActionError("it is the agent's turn: wait for its move or press "
                                      "'move now'")
-        self.play(action)
+        return self.game.check_action(self.state, action)
 
     def undo(self) -> None:
         """Take back moves to the person's previous turn (the agent's reply with them)."""
         if not self.moves:
             raise IllegalActionError("nothing to undo: this is the start of the game")
+        if self.flagged() is not None:
+            raise IllegalActionError("a game lost on time cannot be undone: start a new game")
         self._pop()
         while self.moves and self.game.to_play(self.state) != self.human_seat:
             self._pop()
@@ -140,6 +181,7 @@ class GameSession:
             "changed": changed or [],
             "captures": list(self.captures),
             "start": self.start,
+            "clock": self.clock_view(),
         }
 
     def record(self) -> dict[str, Any]:
@@ -147,6 +189,10 @@ class GameSession:
         with the person as agent_a: ``score`` is the person's (1 win, 0.5 draw, 0 loss;
         0.5 while the game runs)."""
         returns = self.game.returns(self.state).tolist()
+        late = self.flagged()
+        if late is not None:  # a loss on time
+            returns = [1.0, 1.0]
+            returns[late] = -1.0
         record = GameRecord(index=0, agent_a_seat=self.human_seat, opening=[],
                             moves=list(self.moves), returns=returns,
                             score=(returns[self.human_seat] + 1.0) / 2.0,

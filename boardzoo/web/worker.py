@@ -4,13 +4,17 @@ Each game on the page gets an :class:`AgentWorker`, a spawned process that owns 
 (so MCTS keeps its tree between moves) and talks to the server over a pipe:
 
 * server -> worker: ``{"cmd": "configure", "rid", "game", "options", "agent", "seed"}``,
-  ``{"cmd": "think", "id", "snapshot", "time_limit"}`` and ``{"cmd": "quit"}``;
+  ``{"cmd": "think", "id", "snapshot", "clock"}`` (a ``ClockView`` or None),
+  ``{"cmd": "ponder", "id", "snapshot"}`` (search the person's position until the next
+  command arrives) and ``{"cmd": "quit"}``;
 * worker -> server: ``{"type": "ready" | "error", "rid" | "id", ...}``, ``{"type": "warm"}``
   once its compiled search is built (after "ready", before the first search),
-  ``{"type": "progress", "id", "analysis"}`` while it searches and
+  ``{"type": "started", "id"}`` when a search begins, ``{"type": "progress", "id",
+  "analysis"}`` while it searches and
   ``{"type": "move", "id", "action", "analysis", "seconds"}`` when it is done.
 
-"Move now" sets the shared ``stop`` event; the worker clears it when a new search starts.
+"Move now" sets the shared ``stop`` event; the worker clears it when a new search starts. A
+ponder ends as soon as the next command is in the pipe (the person moved, undid, ...).
 A reader thread hands each message to ``deliver`` (the server posts it into its loop).
 """
 
@@ -25,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from boardzoo.executor import _init_process
-from boardzoo.web.search_view import search_with_progress
+from boardzoo.web.search_view import ponder, think
 
 __all__ = ["AgentWorker", "worker_main"]
 
@@ -115,16 +119,42 @@ def _handle(message: Message, state: dict[str, Any], stop: Any, conn: Any) -> Me
         stop.clear()
         env = state["env"]
         env.restore_state(message["snapshot"])
+        conn.send({"type": "started", "id": message["id"]})
         start = time.perf_counter()
 
         def progress(analysis: dict[str, Any]) -> None:
             conn.send({"type": "progress", "id": message["id"], "analysis": analysis})
 
-        action, analysis = search_with_progress(state["agent"], env, stop, progress,
-                                                message.get("time_limit"))
+        action, analysis = think(state["agent"], env, stop, progress, message.get("clock"))
         return {"type": "move", "id": message["id"], "action": int(action),
                 "analysis": analysis, "seconds": time.perf_counter() - start}
+    if message["cmd"] == "ponder":
+        env = state["env"]
+        env.restore_state(message["snapshot"])
+        with _until_next_command(conn) as next_command:
+            pondered = ponder(state["agent"], env, next_command, lambda analysis: None)
+        return {"type": "pondered", "id": message["id"], "pondered": pondered}
     raise ValueError(f"unknown worker command {message.get('cmd')!r}")
+
+
+@contextlib.contextmanager
+def _until_next_command(conn: Any):
+    """An event that is set as soon as a message waits in ``conn`` (read by the main loop)."""
+    arrived, done = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if conn.poll(0.02):
+                arrived.set()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield arrived
+    finally:
+        done.set()
+        watcher.join()
 
 
 def _warm_up(agent: Any, env: Any) -> None:
@@ -133,6 +163,9 @@ def _warm_up(agent: Any, env: Any) -> None:
     import copy
 
     if env.game.is_terminal(env.state_array):
+        return
+    if hasattr(agent, "prepare"):
+        agent.prepare(env)
         return
     trial = copy.deepcopy(agent)
     for name, value in (("simulations", 8), ("time_limit", None), ("depth", 1)):

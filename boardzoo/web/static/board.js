@@ -108,31 +108,30 @@ function drawPiece(svg, game, piece, x, y) {
 }
 
 function drawHeat(svg, board, analysis, centre) {
-  const visits = analysis.visits;
-  if (!visits) return;
-  const most = Math.max(...visits);
+  const most = Math.max(0, ...analysis.moves.map((m) => m.visits));
   if (!(most > 0)) return;
   const heat = el("g", { class: "heat" });
-  visits.forEach((n, action) => {
+  analysis.moves.forEach(({ action, visits: n }) => {
     const cell = board.targets[String(action)];
     if (!n || cell === undefined) return;
     const [x, y] = centre(cell);
     const share = n / most;
     heat.appendChild(el("rect", { x: x - CELL / 2 + 3, y: y - CELL / 2 + 3, width: CELL - 6,
                                   height: CELL - 6, rx: 8,
-                                  fill: `rgba(255, 120, 20, ${0.12 + 0.6 * share})` }));
-    if (share >= 0.05) {
-      heat.appendChild(el("text", { x, y: y + CELL * 0.36, class: "heat-count" }, String(n)));
+                                  fill: `rgba(255, 120, 20, ${0.7 * share})` }));
+    if (share >= 0.2) {
+      const text = n >= 10000 ? `${Math.round(n / 1000)}k` : String(n);
+      heat.appendChild(el("text", { x, y: y + CELL * 0.36, class: "heat-count" }, text));
     }
   });
   svg.appendChild(heat);
 }
 
 function drawOwnership(svg, board, ownership, centre, game) {
-  // ownership: one value per cell in [-1, 1], +1 = player_0's, from player_0's view
+  // ownership: one value per point (action order = row-major cells) in [-1, 1], +1 Black's
   const group = el("g", { class: "ownership" });
   ownership.forEach((value, cell) => {
-    if (Math.abs(value) < 0.2) return;
+    if (Math.abs(value) < 0.2 || board.cells[Math.floor(cell / board.cols)][cell % board.cols]) return;
     const [x, y] = centre(cell);
     const size = CELL * 0.3 * Math.abs(value);
     group.appendChild(el("rect", { x: x - size / 2, y: y - size / 2, width: size, height: size,

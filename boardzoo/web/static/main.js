@@ -114,6 +114,8 @@ async function newGame() {
     agent_options: values("agent-option"),
     human_seat: Number(document.querySelector("input[name=seat]:checked").value),
     record: $("record").value,
+    time_control: $("time-control").value,
+    ponder: $("ponder").checked,
   };
   $("start").disabled = true;
   $("status").textContent = "Starting the agent…";
@@ -146,26 +148,34 @@ function onLive(message) {
 
 function show(view) {
   page.view = view;
+  page.viewAt = performance.now();
   if (view.analysis) page.analysis = view.analysis;
   if (view.error) showMessage(view.error);
   render();
 }
 
+function flagged(v) {
+  return v.clock ? v.clock.flagged : null;
+}
+
 function yourTurn() {
   const v = page.view;
-  return v && v.board.outcome === "ongoing" && v.board.to_play === v.human_seat;
+  return v && v.board.outcome === "ongoing" && flagged(v) === null &&
+    v.board.to_play === v.human_seat;
 }
 
 function render() {
   const v = page.view;
   if (!v) return;
-  drawBoard($("board"), v, { yourTurn: yourTurn() && !page.busy, heat: $("heat").checked && v.thinking,
-                             analysis: page.analysis });
+  // the search's overlays belong to the position being searched: shown while the agent thinks
+  drawBoard($("board"), v, { yourTurn: yourTurn() && !page.busy,
+                             heat: $("heat").checked,
+                             analysis: v.thinking && $("heat").checked ? page.analysis : null });
   $("board").classList.toggle("your-turn", yourTurn());
   $("status").innerHTML = "";
   $("status").append(statusText(v));
   $("undo").disabled = v.moves.length === 0;
-  $("swap").disabled = v.board.outcome !== "ongoing";
+  $("swap").disabled = v.board.outcome !== "ongoing" || flagged(v) !== null;
   $("stop").disabled = !v.thinking;
   $("buttons").replaceChildren(...v.board.buttons.map((b) => {
     const button = document.createElement("button");
@@ -183,7 +193,45 @@ function render() {
   }
   $("download-sgf").hidden = !sgf;
   renderAnalysis(page.analysis, v.thinking);
+  renderClocks();
 }
+
+// ------------------------------------------------------------------------------ clocks
+function clockText(seconds) {
+  const s = Math.max(0, seconds);
+  const m = Math.floor(s / 60);
+  return `${m}:${(s - 60 * m).toFixed(s < 10 ? 1 : 0).padStart(s < 10 ? 4 : 2, "0")}`;
+}
+
+function renderClocks() {
+  const v = page.view;
+  $("clocks").hidden = !(v && v.clock);
+  if (!v || !v.clock) return;
+  const c = v.clock;
+  const since = (performance.now() - page.viewAt) / 1000;
+  for (const seat of [0, 1]) {
+    const view = c.seats[seat];
+    const running = c.running === seat;
+    const used = running ? c.running_for + since : 0;
+    let main = view.per_move !== null ? view.per_move - used : view.remaining - used;
+    let extra = "";
+    if (view.per_move === null && main < 0 && view.byoyomi_periods) {
+      const over = -main;
+      main = 0;
+      extra = view.byoyomi_stones ? ` · ${clockText(view.byoyomi_time - over)} for ${view.byoyomi_stones}`
+        : ` · ${view.byoyomi_periods}×${clockText(view.byoyomi_time - (over % view.byoyomi_time))}`;
+    } else if (view.byoyomi_periods && view.per_move === null) {
+      extra = view.byoyomi_stones ? ` + ${view.byoyomi_stones}/${clockText(view.byoyomi_time)}`
+        : ` + ${view.byoyomi_periods}×${clockText(view.byoyomi_time)}`;
+    }
+    const who = seat === v.human_seat ? "You" : "Agent";
+    const node = $(`clock-${seat}`);
+    node.textContent = `${who} (${sideName(v, seat)}) ${clockText(main)}${extra}`;
+    node.classList.toggle("running", running);
+    node.classList.toggle("flagged", c.flagged === seat);
+  }
+}
+setInterval(renderClocks, 100);
 
 function sideName(view, seat) {
   const g = view.game;
@@ -203,7 +251,10 @@ function statusText(v) {
     : `${sideName(v, 0)} ${b.counts[0]} · ${sideName(v, 1)} ${b.counts[1]}` +
       (v.captures[0] || v.captures[1] ? ` · captures ${v.captures[0]}–${v.captures[1]}` : "");
   let text;
-  if (b.outcome === "draw") text = "Draw.";
+  const late = flagged(v);
+  if (late !== null) {
+    text = late === you ? "Your time ran out: the agent wins on time." : "The agent ran out of time: you win.";
+  } else if (b.outcome === "draw") text = "Draw.";
   else if (b.outcome !== "ongoing") {
     const winner = b.outcome === "player_0" ? 0 : 1;
     text = winner === you ? `You win (${sideName(v, winner)}).` : `The agent wins (${sideName(v, winner)}).`;
@@ -211,7 +262,7 @@ function statusText(v) {
   else if (!v.warm) text = "The agent is warming up (compiling its search, first game only)…";
   else text = `The agent (${sideName(v, 1 - you)}) is thinking…`;
   span.textContent = `${text}  ${counts}`;
-  span.dataset.outcome = b.outcome;
+  span.dataset.outcome = late !== null ? "time" : b.outcome;
   return span;
 }
 
@@ -263,6 +314,10 @@ function showMessage(text) {
 }
 
 // --------------------------------------------------------------------------- analysis
+// win rate of a value from the side to move's view: MCTS's mean result in [-1, 1]
+const winRate = (a, value) => (value === null || value === undefined || a.unit.startsWith("exact")
+  || a.unit.startsWith("heuristic")) ? null : (value + 1) / 2;
+
 function renderAnalysis(a, thinking) {
   $("analysis-state").textContent = thinking ? "· searching" : a ? "· last search" : "";
   const body = $("top-moves").querySelector("tbody");
@@ -271,18 +326,22 @@ function renderAnalysis(a, thinking) {
     body.replaceChildren();
     return;
   }
-  const parts = [];
-  if (a.simulations !== undefined) parts.push(`${a.simulations.toLocaleString()} simulations`);
-  if (a.nodes !== undefined) parts.push(`${a.nodes.toLocaleString()} nodes, depth ${a.depth}`);
-  if (a.seconds !== undefined) parts.push(`${a.seconds.toFixed(2)} s`);
-  if (a.value !== null && a.value !== undefined) parts.push(`value ${a.value.toFixed(3)}`);
+  const parts = [`${a.engine}`];
+  parts.push(a.engine === "mcts" ? `${a.nodes.toLocaleString()} simulations`
+    : `${a.nodes.toLocaleString()} nodes${a.depth ? `, depth ${a.depth}` : ""}`);
+  parts.push(`${a.elapsed.toFixed(2)} s`);
+  const rate = winRate(a, a.value);
   if (a.proven) parts.push(`proven ${a.proven}`);
-  if (a.exact) parts.push("exact");
+  else if (rate !== null) parts.push(`win ${(100 * rate).toFixed(1)}%`);
+  else if (a.value !== null) parts.push(`value ${a.value.toFixed(3)} (${a.unit})`);
   $("summary").textContent = parts.join(" · ");
-  body.replaceChildren(...a.moves.map((m) => {
+  const moves = a.moves.length ? a.moves.slice(0, 10) : [{ move: a.move, visits: 0, value: a.value, pv: a.pv }];
+  body.replaceChildren(...moves.map((m) => {
     const row = document.createElement("tr");
-    const cells = [m.move, m.visits ?? "", m.win_rate === null || m.win_rate === undefined ? "" :
-      `${(100 * m.win_rate).toFixed(1)}%`, (m.pv || []).join(" ")];
+    const r = winRate(a, m.value);
+    const cells = [m.move, m.visits ? m.visits.toLocaleString() : "",
+      r !== null ? `${(100 * r).toFixed(1)}%` : (m.value !== null && m.value !== undefined ? m.value.toFixed(2) : ""),
+      (m.pv || []).slice(0, 8).join(" ") + ((m.pv || []).length > 8 ? " …" : "")];
     for (const text of cells) row.append(Object.assign(document.createElement("td"), { textContent: text }));
     return row;
   }));

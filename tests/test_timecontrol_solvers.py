@@ -39,20 +39,24 @@ def _knowledge(nodes, reach=True):
 
 def test_attempts_follow_the_estimate_and_the_budget():
     state = np.zeros(3)
-    solver, knowledge = _knowledge(1e6)  # an estimated second at the reference speed
+    # beyond the fixed reach: an estimated second at the reference speed
+    solver, knowledge = _knowledge(1e6, reach=False)
     assert solve_if_affordable(knowledge, state, 1.0) is not None
     assert solve_if_affordable(knowledge, state, 0.5) is not None  # 1 s <= 2 x 0.5 s
     assert solver.limits == [1.0, 0.5]  # speed not measured yet: the whole budget
     assert solve_if_affordable(knowledge, state, 0.4) is None  # 1 s > 2 x 0.4 s: not tried
     assert len(solver.limits) == 2
-    solver, knowledge = _knowledge(1e6, reach=False)
     assert solve_if_affordable(knowledge, state, None) is None  # no budget: the fixed reach
+    # within the fixed reach the solver always gets the whole budget, whatever the estimate
+    solver, knowledge = _knowledge(1e6)
+    assert solve_if_affordable(knowledge, state, 0.4) is not None
+    assert solver.limits == [0.4]
     assert solve_if_affordable(Knowledge(), state, 10.0) is None
 
 
 def test_a_measured_speed_bounds_the_attempt(monkeypatch):
     state = np.zeros(3)
-    solver, knowledge = _knowledge(1e5)
+    solver, knowledge = _knowledge(1e5, reach=False)
     monkeypatch.setitem(knowledge_base._speeds, id(knowledge), [2e6, 1.0])  # 2e6 nodes/s
     assert knowledge_base.estimated_solve_seconds(knowledge, state) == pytest.approx(0.05)
     solve_if_affordable(knowledge, state, 10.0)

@@ -167,18 +167,22 @@ def solve_if_affordable(
     estimate is at most :data:`ATTEMPT_FACTOR` times the budget, giving up after
     :data:`GIVE_UP_FACTOR` times the estimate or the budget, whichever comes first (the
     caller's search gets the rest; until this process has measured the solver's speed,
-    the budget). Without either, the fixed reach:
+    the budget). A position within the fixed reach always gets the whole budget. Without a
+    budget or an estimate, the fixed reach:
     :func:`solve_within_reach`.
     """
     if knowledge is None or knowledge.solve is None:
         return None
     if seconds is None or getattr(knowledge, "solve_cost", None) is None:
         return solve_within_reach(knowledge, state, seconds)
+    # within the fixed reach the solver always gets the whole budget (it usually finishes,
+    # and its estimate is too rough to give up early on); beyond it, only when affordable
+    in_reach = knowledge.within_reach is not None and knowledge.within_reach(state)
     estimate = estimated_solve_seconds(knowledge, state)
-    if not estimate <= ATTEMPT_FACTOR * seconds:
+    if not in_reach and not estimate <= ATTEMPT_FACTOR * seconds:
         return None
     limit = seconds
-    if solver_speed(knowledge)[1]:
+    if not in_reach and solver_speed(knowledge)[1]:
         limit = min(seconds, max(MIN_ATTEMPT, GIVE_UP_FACTOR * estimate))
     started = time.monotonic()
     solution = knowledge.solve(state, limit)

@@ -242,6 +242,25 @@ def test_mcts_answers_the_centre_with_a_corner_and_undo_takes_both_back(client):
     assert post(client, f"/api/games/{gid}/undo").status_code == 400  # nothing left
 
 
+def test_every_change_is_a_newer_revision_so_a_late_http_answer_is_recognised(client):
+    # the move's HTTP answer (agent thinking) and the pushed reply (agent moved) can reach
+    # the page in either order: the reply must carry the higher revision
+    game = new_game(client, game="tictactoe")
+    gid = game["id"]
+    with client.websocket_connect(f"/api/games/{gid}/live", headers=ORIGIN) as ws:
+        first = ws.receive_json()["view"]
+        answered = post(client, f"/api/games/{gid}/move", {"action": 4, "ply": 0}).json()
+        pushed = [first]
+        while len(pushed[-1]["moves"]) < 2:
+            message = ws.receive_json()
+            if message["type"] == "view":
+                pushed.append(message["view"])
+    revisions = [v["revision"] for v in pushed]
+    assert revisions == sorted(set(revisions))  # strictly increasing
+    assert answered["thinking"] and len(answered["moves"]) == 1
+    assert pushed[-1]["revision"] > answered["revision"] >= first["revision"]
+
+
 def test_swap_sides_makes_the_agent_move(client):
     game = new_game(client, game="connect_four")
     gid = game["id"]

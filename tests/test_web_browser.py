@@ -117,6 +117,27 @@ def test_a_full_tictactoe_game_against_mcts_by_clicking(page):
     assert page.locator("#moves li").count() == len(pieces(page))
 
 
+def test_a_late_move_answer_does_not_hide_the_agents_reply(page):
+    # the move's HTTP answer ("the agent is thinking") held back until the agent's reply
+    # has been pushed over the WebSocket: the page must keep the newer view (CI once hung
+    # on "thinking" for 180 s when the two crossed)
+    start(page, "tictactoe", agent="random")
+    status = page.locator("#status")
+    expect(status).to_have_text(re.compile("^Your move"), timeout=AGENT_WAIT)
+
+    def late(route):
+        answer = route.fetch()
+        time.sleep(1.0)  # the random agent has replied and its view was pushed meanwhile
+        route.fulfill(response=answer)
+
+    page.route("**/move", late)
+    page.click('#board .cell[data-cell="4"]')
+    expect(page.locator("#moves li")).to_have_count(2, timeout=AGENT_WAIT)
+    page.wait_for_timeout(1500)  # the held-back answer has arrived by now
+    expect(status).to_have_text(re.compile("^Your move"))
+    assert page.locator("#moves li").count() == 2
+
+
 def test_an_illegal_click_shows_a_message_and_changes_nothing_and_undo_works(page):
     start(page, "tictactoe", agent_options={"simulations": "200", "time_limit": ""})
     status = page.locator("#status")

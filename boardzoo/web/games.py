@@ -57,6 +57,7 @@ class _Game:
         self.warm = False
         self.ponder = False
         self.flag_timer: asyncio.TimerHandle | None = None
+        self.revision = 0  # bumped on every change: the page keeps the newest view it got
 
 
 class Games:
@@ -179,7 +180,8 @@ class Games:
     # ------------------------------------------------------------------------ views
     def view(self, session: GameSession) -> dict[str, Any]:
         entry = self.games[session.id]
-        return {**session.view(), "thinking": entry.thinking is not None,
+        return {**session.view(), "revision": entry.revision,
+                "thinking": entry.thinking is not None,
                 "warm": entry.warm, "analysis": entry.analysis, "error": entry.error,
                 "ponder": entry.ponder}
 
@@ -204,7 +206,13 @@ class Games:
             self._start_clock(entry)
         if not self._think_if_due(entry):
             self._ponder_if_due(entry)
-        self._publish(entry, {"type": "view", "view": self.view(session)})
+        self._changed(entry)
+
+    def _changed(self, entry: _Game) -> None:
+        """A new revision of the game's view, pushed to every open page (a view answered
+        over HTTP and one pushed over the WebSocket can cross: the page keeps the newer)."""
+        entry.revision += 1
+        self._publish(entry, {"type": "view", "view": self.view(entry.session)})
 
     def _start_clock(self, entry: _Game) -> None:
         entry.session.start_clock()
@@ -278,14 +286,14 @@ class Games:
             entry.error = "the agent's process ended; start a new game"
             entry.thinking = None
             self._stop_clock(entry)
-            self._publish(entry, {"type": "view", "view": self.view(entry.session)})
+            self._changed(entry)
             return
         if message.get("id") != entry.thinking:
             return  # the answer to a search that was abandoned
         if kind == "started":  # the search begins (after any warm-up): its clock starts
             if entry.session.clock is not None and entry.session.clock.running is None:
                 self._start_clock(entry)
-                self._publish(entry, {"type": "view", "view": self.view(entry.session)})
+                self._changed(entry)
         elif kind == "progress":
             entry.analysis = message["analysis"]
             self._publish(entry, {"type": "analysis", "analysis": entry.analysis,
@@ -317,7 +325,7 @@ class Games:
             entry.warm = True
         elif message["type"] == "error":
             entry.error = f"the agent failed: {message['message']}"
-        self._publish(entry, {"type": "view", "view": self.view(entry.session)})
+        self._changed(entry)
 
     def _publish(self, entry: _Game, message: dict[str, Any]) -> None:
         for queue in list(entry.subscribers):

@@ -147,6 +147,9 @@ function onLive(message) {
 }
 
 function show(view) {
+  // an HTTP answer and a WebSocket push can cross: never go back to an older revision
+  const shown = page.view;
+  if (shown && shown.id === view.id && view.revision < shown.revision) return;
   page.view = view;
   page.viewAt = performance.now();
   if (view.analysis) page.analysis = view.analysis;

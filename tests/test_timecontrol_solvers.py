@@ -63,6 +63,15 @@ def test_a_measured_speed_bounds_the_attempt(monkeypatch):
     assert solver.limits == [pytest.approx(4 * 0.05)]  # gives up after 4x its estimate
 
 
+def test_solves_that_count_no_nodes_leave_the_reference_speed(monkeypatch):
+    # a solver answering from its table reports 0 nodes: its time is no speed (was a
+    # ZeroDivisionError in the next estimate)
+    _, knowledge = _knowledge(1e6, reach=False)
+    monkeypatch.setitem(knowledge_base._speeds, id(knowledge), [0.0, 1.0])
+    assert knowledge_base.solver_speed(knowledge) == (knowledge.solve_speed, False)
+    assert knowledge_base.estimated_solve_seconds(knowledge, np.zeros(3)) == pytest.approx(1.0)
+
+
 def _othello(number):
     entry = FFO[number]
     env = othello_v0.env()

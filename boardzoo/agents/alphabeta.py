@@ -59,6 +59,7 @@ import numba
 import numpy as np
 from numba import njit
 
+from boardzoo.agents.base import SearchingAgent
 from boardzoo.analysis import EXACT, HEURISTIC, Analysis, MoveStat, ProgressFn, move_texts
 from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
@@ -417,7 +418,7 @@ def _iterate(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work, dep
 
 
 # ------------------------------------------------------------------------ the agent
-class AlphaBetaAgent:
+class AlphaBetaAgent(SearchingAgent):
     """Iterative-deepening alpha-beta with a transposition table, plus exact solvers.
 
     ``depth``: deepest iteration in plies (1..MAX_DEPTH; None: as deep as time allows);
@@ -462,28 +463,6 @@ class AlphaBetaAgent:
     def reseed(self, seed: int | None) -> None:
         """Restart the tie-breaking random stream (the arena does this before every game)."""
         self.rng = np.random.default_rng(seed)
-
-    def act(
-        self,
-        env: Any,
-        clock: ClockView | None = None,
-        on_progress: ProgressFn | None = None,
-        stop: threading.Event | None = None,
-    ) -> int:
-        """The move to play for the side to move in ``env`` (see :meth:`search`)."""
-        return self.search(env, clock=clock, on_progress=on_progress, stop=stop).action
-
-    def analyse(
-        self,
-        env: Any,
-        clock: ClockView | None = None,
-        on_progress: ProgressFn | None = None,
-        stop: threading.Event | None = None,
-    ) -> Analysis:
-        """Search as :meth:`search` does and return the result as an :class:`Analysis`."""
-        self.search(env, clock=clock, on_progress=on_progress, stop=stop)
-        assert self.last_analysis is not None
-        return self.last_analysis
 
     def prepare(self, env: Any) -> None:
         """Compile the search for ``env``'s game, so that no clock pays for it (the arena

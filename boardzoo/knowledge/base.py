@@ -136,10 +136,10 @@ _speeds: dict[int, list[float]] = {}  # id(knowledge) -> [nodes, seconds], decay
 
 def solver_speed(knowledge: GameKnowledge) -> tuple[float, bool]:
     """(nodes per second of the knowledge's solver here, whether measured): measured on this
-    process's solves once they add up to :data:`_MEASURED_SECONDS`, else the reference
-    ``solve_speed``."""
+    process's solves once they add up to :data:`_MEASURED_SECONDS` (and counted nodes: a
+    solver that reports none is not measured), else the reference ``solve_speed``."""
     nodes, seconds = _speeds.get(id(knowledge), (0.0, 0.0))
-    if seconds >= _MEASURED_SECONDS:
+    if seconds >= _MEASURED_SECONDS and nodes > 0:
         return nodes / seconds, True
     return float(getattr(knowledge, "solve_speed", None) or 1e6), False
 

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from boardzoo.agents.base import SearchingAgent
 from boardzoo.agents.mcts import fast
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.generic import run_generic
@@ -115,7 +116,7 @@ class SearchResult(NamedTuple):
     seconds: float
 
 
-class MCTSAgent:
+class MCTSAgent(SearchingAgent):
     """Monte Carlo tree search (see the module docstring).
 
     Args:
@@ -262,29 +263,6 @@ class MCTSAgent:
         self.np_rng = np.random.default_rng(seed)
         self.rng = make_rng(self.np_rng)
         self._reuse_from = None
-
-    def act(
-        self,
-        env: Any,
-        clock: ClockView | None = None,
-        on_progress: ProgressFn | None = None,
-        stop: threading.Event | None = None,
-    ) -> int:
-        """Search the position of ``env`` (at its side to move) and return the move to play
-        (``clock``, ``on_progress``, ``stop``: see :meth:`search`)."""
-        return self.search(env, clock=clock, on_progress=on_progress, stop=stop).action
-
-    def analyse(
-        self,
-        env: Any,
-        clock: ClockView | None = None,
-        on_progress: ProgressFn | None = None,
-        stop: threading.Event | None = None,
-    ) -> Analysis:
-        """Search as :meth:`search` does and return the result as an :class:`Analysis`."""
-        self.search(env, clock=clock, on_progress=on_progress, stop=stop)
-        assert self.last_analysis is not None
-        return self.last_analysis
 
     def ponder(
         self,

@@ -88,16 +88,7 @@ def test_a_supervised_warm_start_teaches_the_network(tmp_path):
     alone then plays a value-preserving move far more often than untrained (~55%)."""
     game = make_game("tictactoe")
     states, good = ongoing_positions(game)
-    values = {}
-    for line in (Path(__file__).parent / "data" / "tictactoe" / "ttt_all_positions.tsv"
-                 ).read_text().splitlines():
-        if not line.startswith("#") and "ongoing" in line:
-            values[line.split("\t")[0]] = int(line.split("\t")[3])
-    labels = tmp_path / "ttt.jsonl"
-    labels.write_text("\n".join(json.dumps({
-        "position": game.position(s),
-        "policy": {str(a): 1 / len(g) for a in g},
-        "value": values[game.position(s)]}) for s, g in zip(states, good, strict=True)))
+    labels = _tictactoe_labels(game, tmp_path)
     config = TrainConfig(minutes=None, iterations=1, blocks=2, channels=32, games_per_iteration=2,
                          parallel_games=2, simulations=8, fast_simulations=2, eval_every=0,
                          from_records=str(labels), supervised_steps=300, learning_rate=3e-3,
@@ -112,3 +103,33 @@ def test_a_supervised_warm_start_teaches_the_network(tmp_path):
     rows = (tmp_path / "warm" / "log.csv").read_text().splitlines()
     assert rows[1].startswith("0,300,")  # iteration 0: the warm start, 300 steps
     assert run.step == 300  # (iteration 1 had too few positions for a minibatch)
+
+
+def test_a_supervised_only_run_decays_its_learning_rate_over_its_steps(tmp_path):
+    # iterations=0: the warm start is the whole run; cosine from 3e-3 towards 5% of it
+    game = make_game("tictactoe")
+    config = TrainConfig(minutes=None, iterations=0, blocks=1, channels=8, eval_every=0,
+                         from_records=str(_tictactoe_labels(game, tmp_path)),
+                         supervised_steps=100, learning_rate=3e-3)
+    run = train("tictactoe", config, out=tmp_path / "sl", progress=False)
+    assert run.step == 100 and run.games == 0 and run.checkpoint.exists()
+    header, row = (tmp_path / "sl" / "log.csv").read_text().splitlines()[:2]
+    lr = float(row.split(",")[header.split(",").index("lr")])
+    assert lr == pytest.approx(0.05 * 3e-3)  # the schedule ran to its end
+
+
+def _tictactoe_labels(game, folder):
+    """Every ongoing tic-tac-toe position with its perfect-play moves and value, as a
+    labelled-position file in ``folder``."""
+    states, good = ongoing_positions(game)
+    values = {}
+    for line in (Path(__file__).parent / "data" / "tictactoe" / "ttt_all_positions.tsv"
+                 ).read_text().splitlines():
+        if not line.startswith("#") and "ongoing" in line:
+            values[line.split("\t")[0]] = int(line.split("\t")[3])
+    labels = folder / "ttt.jsonl"
+    labels.write_text("\n".join(json.dumps({
+        "position": game.position(s),
+        "policy": {str(a): 1 / len(g) for a in g},
+        "value": values[game.position(s)]}) for s, g in zip(states, good, strict=True)))
+    return labels

@@ -234,10 +234,14 @@ def _self_play(pool: WorkerPool, net: AlphaZeroNet, config: TrainConfig,
         yield from records
 
 
+_WARM_CHUNK = 25  # supervised steps between learning-rate updates of a supervised-only run
+
+
 def _warm_start(rules: Game, config: TrainConfig, learner: Learner, out: Path,
                 best: AlphaZeroNet | None) -> dict:
     """AlphaGo's first stage: supervised training on labelled positions (augmented), logged
-    as iteration 0 and saved, so a resumed run does not repeat it."""
+    as iteration 0 and saved, so a resumed run does not repeat it. With ``iterations=0`` the
+    warm start is the whole run and the learning-rate schedule decays over its steps."""
     from boardzoo.training.labels import load_labelled
 
     positions = load_labelled(str(config.from_records), rules)
@@ -245,7 +249,14 @@ def _warm_start(rules: Game, config: TrainConfig, learner: Learner, out: Path,
     buffer.add_positions(positions)
     steps = config.supervised_steps or max(1, math.ceil(4 * len(positions) / config.batch_size))
     start = time.monotonic()
-    parts = learner.train(buffer, steps, np.random.default_rng([config.seed, 0, 2]))
+    rng = np.random.default_rng([config.seed, 0, 2])
+    if config.iterations == 0:  # a supervised-only run: the schedule spans its steps
+        for done in range(0, steps, _WARM_CHUNK):
+            learner.progress = done / steps
+            parts = learner.train(buffer, min(_WARM_CHUNK, steps - done), rng)
+        learner.progress = 1.0
+    else:
+        parts = learner.train(buffer, steps, rng)
     row = {"iteration": 0, "step": learner.step, "positions": len(positions),
            "train_seconds": round(time.monotonic() - start, 2), "lr": learner.learning_rate(),
            **{k: round(v, 5) for k, v in parts.items()}}

@@ -208,7 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
         "gtp",
         help="play Go as a GTP 2 engine on stdin/stdout (Sabaki, GoGui, twogtp)",
         description="A GTP version 2 engine on stdin/stdout: attach it to Sabaki or GoGui as "
-        "'boardzoo gtp --size 9'. See docs/gtp.md for the commands and the rules.",
+        "'boardzoo gtp --size 9'. time_settings/kgs-time_settings/time_left run the "
+        "engine's own clock (without them the agent's own budget per move applies). See "
+        "docs/gtp.md for the commands, the rules, the clock and pondering.",
     )
     gtp.add_argument("--game", choices=["go"], default="go", help="the game (GTP is Go's)")
     gtp.add_argument("--agent", default=None, help="agent spec (default: the engine's Go agent)")
@@ -220,6 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
     gtp.add_argument("--resign-below", type=float, default=None, metavar="VALUE",
                      help="resign when the search value is below VALUE in [-1, 1] "
                      "(default: never resign)")
+    gtp.add_argument("--ponder", action="store_true",
+                     help="after its genmove, search the opponent's position until the next "
+                     "command arrives (MCTS and AlphaZero agents; default: off)")
+    gtp.add_argument("--time-margin", type=float, default=None, metavar="SECONDS",
+                     help="seconds kept back from the clock per move for the engine's own "
+                     "work and the controller's lag (default 0.25)")
     gtp.add_argument("--seed", type=int, default=None)
 
     bench = commands.add_parser(
@@ -533,7 +541,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_gtp(args: argparse.Namespace) -> int:
-    from boardzoo.gtp_engine import DEFAULT_AGENT, GoGtpEngine, serve
+    from boardzoo.gtp_engine import DEFAULT_AGENT, TIME_MARGIN, GoGtpEngine, serve
 
     engine = GoGtpEngine(
         agent=args.agent or DEFAULT_AGENT,
@@ -543,6 +551,8 @@ def run_gtp(args: argparse.Namespace) -> int:
         suicide=args.suicide,
         seed=args.seed,
         resign_below=args.resign_below,
+        ponder=args.ponder,
+        time_margin=TIME_MARGIN if args.time_margin is None else args.time_margin,
     )
     serve(engine)
     return 0

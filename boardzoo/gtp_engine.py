@@ -17,14 +17,27 @@ Dead stones (``final_score``, ``final_status_list``, ``kgs-genmove_cleanup``) co
 ownership statistics: :data:`OWNERSHIP_PLAYOUTS` heuristic playouts from the current board
 (:func:`boardzoo.knowledge.go.ownership_estimate_kernel`); a chain is dead when the mean
 ownership of its points, from its own colour's view, is below :data:`DEAD_BELOW`.
+
+Time: ``time_settings`` / ``kgs-time_settings`` become a
+:class:`~boardzoo.timecontrol.TimeControl` (:func:`gtp_time_control`) run by a
+:class:`~boardzoo.timecontrol.GameClock`: ``genmove`` charges its own wall time (from the
+moment the command line arrived) to it, ``time_left`` overrides it with the controller's
+word, and the agent gets a :class:`~boardzoo.timecontrol.ClockView` of what is left less
+:data:`TIME_MARGIN` per move (:func:`move_clock`). Without time settings the agent's own
+``time_limit`` / ``simulations`` decide. With ``ponder=True`` the engine searches the
+opponent's position after its genmove until the next command line arrives (:func:`serve`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import queue
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 import numpy as np
 
@@ -38,8 +51,10 @@ from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import BoardzooError, InvalidOptionError
 from boardzoo.knowledge.go import ownership_estimate_kernel
 from boardzoo.rng import make_rng
+from boardzoo.timecontrol import ClockView, GameClock, TimeControl, call_act
 
-__all__ = ["DEFAULT_AGENT", "GtpFailure", "GoGtpEngine", "serve"]
+__all__ = ["DEFAULT_AGENT", "GtpFailure", "GoGtpEngine", "gtp_time_control", "move_clock",
+           "serve"]
 
 DEFAULT_AGENT = "mcts:time_limit=1.0"
 """The agent ``boardzoo gtp`` plays with unless ``--agent`` says otherwise."""
@@ -48,20 +63,17 @@ OWNERSHIP_PLAYOUTS = 400
 DEAD_BELOW = -0.2
 """A chain is dead when its points' mean ownership from its colour's view is below this."""
 MAX_SGF_BYTES = 1 << 20
+TIME_MARGIN = 0.25
+"""Seconds kept back from the clock for every move still to make before time is given again
+(one, or a Canadian period's stones): the engine's own work around the search (the position,
+the pass and eye checks, the reply) and the controller's lag, so that it never loses on time
+through them."""
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 STATUSES = ("alive", "dead", "seki")
 
 
 class GtpFailure(BoardzooError):
     """A command that cannot be carried out: answered ``? message``, the engine runs on."""
-
-
-class TimeSettings(NamedTuple):
-    """What ``time_settings`` / ``kgs-time_settings`` / ``time_left`` told the engine."""
-
-    main: float = 0.0
-    byo_yomi: float = 0.0
-    stones: int = 0
 
 
 class GoGtpEngine:
@@ -81,26 +93,33 @@ class GoGtpEngine:
         seed: int | None = None,
         resign_below: float | None = None,
         ownership_playouts: int = OWNERSHIP_PLAYOUTS,
+        ponder: bool = False,
+        time_margin: float = TIME_MARGIN,
     ):
         if ko not in KO_RULES:
             raise InvalidOptionError(f"ko={ko!r} is not allowed: use one of {KO_RULES}")
         if resign_below is not None and not -1.0 <= resign_below <= 1.0:
             raise InvalidOptionError(f"resign_below={resign_below!r}: use a value in [-1, 1]")
+        if not 0 <= time_margin < 60:
+            raise InvalidOptionError(f"time_margin={time_margin!r}: give seconds in [0, 60)")
         self.agent_spec = agent
         self.agent = make_agent(agent, seed=seed)
         self.ko, self.suicide = ko, bool(suicide)
         self.resign_below = resign_below
         self.ownership_playouts = ownership_playouts
         self.rng = make_rng(seed)
-        self.time_settings = TimeSettings()
-        self.time_left: dict[int, tuple[float, int]] = {}
+        self.ponders, self.time_margin = bool(ponder), float(time_margin)
+        self.clock: GameClock | None = None  # None: no time limits
+        self.last_clock: ClockView | None = None  # what the last genmove's agent was given
+        self._received = time.monotonic()  # when the command being handled arrived
+        self._ponder_state: np.ndarray | None = None  # the position after our last genmove
         self.finished = False
         self._game = self._make_game(_checked_size(board_size), _checked_komi(komi))
         self._clear()
         self._handlers: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda args: "2",
             "name": lambda args: "boardzoo",
-            "version": lambda args: f"{__version__} ({self.rules_text()})",
+            "version": lambda args: f"{__version__} ({self.rules_text()}; {self.clock_text()})",
             "known_command": self._known_command,
             "list_commands": lambda args: "\n".join(self._handlers),
             "quit": self._quit,
@@ -122,8 +141,11 @@ class GoGtpEngine:
         }
 
     # -------------------------------------------------------------------------- protocol
-    def handle(self, line: str) -> str | None:
-        """The reply to one input line (None for an empty or comment-only line)."""
+    def handle(self, line: str, received: float | None = None) -> str | None:
+        """The reply to one input line (None for an empty or comment-only line);
+        ``received``: when it arrived (``time.monotonic``; default now), from which a genmove
+        is charged to the clock."""
+        self._received = time.monotonic() if received is None else received
         text = _preprocess(line)
         if not text:
             return None
@@ -151,6 +173,14 @@ class GoGtpEngine:
             f"area scoring, komi {self._game.komi:g}, ko {self.ko}, suicide "
             f"{'allowed' if self.suicide else 'forbidden'}; agent {self.agent_spec}"
         )
+
+    def clock_text(self) -> str:
+        """One line: the time control in force and whether the engine ponders."""
+        ponders = "ponders on the opponent's time" if self.ponders else "no pondering"
+        if self.clock is None:
+            return f"no time limits (the agent's own budget per move); {ponders}"
+        return (f"time control {self.clock.control}, {self.time_margin:g} s kept back per "
+                f"move; {ponders}")
 
     # ---------------------------------------------------------------------- the position
     @property
@@ -269,13 +299,19 @@ class GoGtpEngine:
         if not 2 <= size <= MAX_SIZE:
             raise GtpFailure(f"unacceptable size: {size} (boardzoo plays 2..{MAX_SIZE})")
         self._game = self._make_game(size, self._game.komi)
-        self._clear()
+        self._new_game()
         return ""
 
     def _clear_board(self, args: list[str]) -> str:
         _arity(args, 0, "clear_board")
-        self._clear()
+        self._new_game()
         return ""
+
+    def _new_game(self, start: SgfRecord | None = None) -> None:
+        """A new game: the board cleared (or ``start``'s setup) and both clocks full."""
+        self._clear(start)
+        if self.clock is not None:
+            self.clock = GameClock(self.clock.control)
 
     def _komi(self, args: list[str]) -> str:
         _arity(args, 1, "komi KOMI")
@@ -311,10 +347,17 @@ class GoGtpEngine:
         if self.state[PLY] >= self.state[MAX_MOVES]:
             limit = self.state[MAX_MOVES]
             raise GtpFailure(f"the game has reached boardzoo's limit of {limit} plies")
-        action = self._choose(seat, cleanup)
-        if action is None:
-            return "resign"
-        self._apply(seat, action)
+        if self.clock is not None:
+            self.clock.start(seat, now=self._received)
+        try:
+            action = self._choose(seat, cleanup)
+            if action is None:
+                return "resign"
+            self._apply(seat, action)
+        finally:
+            if self.clock is not None:
+                self.clock.stop()
+        self._ponder_state = self._states[-1]
         return self._game.action_to_str(action)
 
     def _choose(self, seat: int, cleanup: bool) -> int | None:
@@ -325,7 +368,9 @@ class GoGtpEngine:
         if not cleanup and self._passing_wins(seat):
             return pass_action
         env = self.env(seat)
-        action = int(self.agent.act(env))
+        self.last_clock = None if self.clock is None else move_clock(
+            self.clock, seat, time.monotonic() - self._received, self.time_margin)
+        action = int(call_act(self.agent, env, self.last_clock))
         search = getattr(self.agent, "last_search", None)
         resigns = self.resign_below is not None and search is not None
         if resigns and search.value < self.resign_below:
@@ -337,6 +382,21 @@ class GoGtpEngine:
             visits = search.visits if search is not None else np.zeros(pass_action + 1)
             action = max(targets, key=lambda a: visits[a])  # ties: the first target
         return action
+
+    def ponder(self, stop: threading.Event) -> bool:
+        """With ``ponders``, right after this engine's genmove: search the opponent's
+        position (the agent's ``ponder``, keeping its tree for the reply) until ``stop`` is
+        set. False when there is nothing to ponder or the agent cannot (it just waits)."""
+        state, self._ponder_state = self._ponder_state, None
+        if not self.ponders or state is None or state is not self._states[-1]:
+            return False
+        if not hasattr(self.agent, "ponder") or state[OUTCOME] != ONGOING:
+            return False
+        env = self.env(int(state[TO_PLAY]))
+        if env.game.is_terminal(env.state_array):
+            return False
+        self.agent.ponder(env, stop=stop)
+        return True
 
     def _passing_wins(self, seat: int) -> bool:
         """After the opponent's pass, whether a pass (which ends the game) wins for ``seat``
@@ -392,15 +452,15 @@ class GoGtpEngine:
         if not 2 <= record.size <= MAX_SIZE:
             raise GtpFailure(f"unacceptable size: the file's board is {record.size}x{record.size}")
         komi = self._game.komi if record.komi is None else _checked_komi(record.komi)
-        previous = (self._game, self._start, list(self._moves), list(self._states))
+        previous = (self._game, self._start, list(self._moves), list(self._states), self.clock)
         self._game = self._make_game(record.size, komi)
         try:
-            self._clear(record._replace(komi=None, moves=()))
+            self._new_game(record._replace(komi=None, moves=()))
             for colour, point in record.moves[:limit]:
                 action = self.size**2 if point is None else point[0] * self.size + point[1]
                 self._apply("BW".index(colour), action)
         except BoardzooError as err:
-            self._game, self._start, self._moves, self._states = previous
+            self._game, self._start, self._moves, self._states, self.clock = previous
             raise GtpFailure(f"cannot load file: {err}") from None
         return ""
 
@@ -496,13 +556,12 @@ class GoGtpEngine:
     def _time_settings(self, args: list[str]) -> str:
         _arity(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
         main, byo = (_seconds(a, "time_settings") for a in args[:2])
-        self.time_settings = TimeSettings(main, byo, _integer(args[2], "time_settings stones"))
-        self.time_left = {}
+        self._set_time_control(gtp_time_control(main, byo, _integer(args[2], "time_settings")))
         return ""
 
     def _kgs_time_settings(self, args: list[str]) -> str:
-        """``none``, ``absolute MAIN``, ``byoyomi MAIN PERIOD_TIME PERIODS`` or ``canadian
-        MAIN BYO_YOMI_TIME STONES`` (a byo-yomi period is kept as one period of its time)."""
+        """``none``, ``absolute MAIN``, ``byoyomi MAIN PERIOD_TIME PERIODS`` (Japanese) or
+        ``canadian MAIN BYO_YOMI_TIME STONES``."""
         usage = ("kgs-time_settings none|absolute MAIN|byoyomi MAIN TIME PERIODS|"
                  "canadian MAIN TIME STONES")
         if not args:
@@ -511,22 +570,71 @@ class GoGtpEngine:
         counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
         if kind not in counts or len(values) != counts[kind]:
             raise GtpFailure(f"syntax error: use {usage}")
-        if kind == "none":
-            self.time_settings = TimeSettings()
-        elif kind == "absolute":
-            self.time_settings = TimeSettings(_seconds(values[0], usage))
-        else:
-            main, byo = _seconds(values[0], usage), _seconds(values[1], usage)
-            count = _integer(values[2], usage)
-            self.time_settings = TimeSettings(main, byo, 1 if kind == "byoyomi" else count)
-        self.time_left = {}
+        control = None
+        if kind != "none":
+            main = _seconds(values[0], usage)
+            byo, count = ((_seconds(values[1], usage), _integer(values[2], usage))
+                          if kind != "absolute" else (0.0, 0))
+            control = gtp_time_control(main, byo, count, japanese=kind == "byoyomi")
+        self._set_time_control(control)
         return ""
 
+    def _set_time_control(self, control: TimeControl | None) -> None:
+        """Both clocks full under ``control`` (None: no time limits); the agent's search is
+        compiled now, so that no move pays for it."""
+        self.clock = None if control is None else GameClock(control)
+        if control is not None and hasattr(self.agent, "prepare"):
+            self.agent.prepare(self.env(int(self.state[TO_PLAY])))
+
     def _time_left(self, args: list[str]) -> str:
+        """``time_left COLOUR TIME STONES``: the controller's word on that colour's clock
+        (STONES 0: main time; else in byo-yomi: Canadian, the period's time and stones
+        left; Japanese, the periods left, as KGS sends it). Without time settings it is
+        taken as absolute time (or a Canadian period of TIME for STONES stones)."""
         _arity(args, 3, "time_left COLOUR TIME STONES")
         seat = self._colour(args[0])
-        self.time_left[seat] = (_seconds(args[1], "time_left"), _integer(args[2], "time_left"))
+        seconds, stones = _seconds(args[1], "time_left"), _integer(args[2], "time_left")
+        if self.clock is None:
+            control = gtp_time_control(0.0, seconds, stones) if stones else (
+                gtp_time_control(seconds, 0.0, 0))
+            if control is None:  # time_left b 0 0 without settings: nothing to go by
+                return ""
+            self._set_time_control(control)
+        assert self.clock is not None
+        self.clock.set_remaining(seat, seconds, stones)
         return ""
+
+
+def gtp_time_control(main: float, byo_yomi: float, count: int,
+                     japanese: bool = False) -> TimeControl | None:
+    """The time control of GTP's ``time_settings MAIN BYO_YOMI COUNT`` (seconds), None for
+    no time limits: ``main`` seconds of main time, then Canadian byo-yomi, ``count`` stones
+    in every ``byo_yomi`` seconds, or with ``japanese`` (KGS's ``byoyomi``) ``count``
+    periods of ``byo_yomi`` seconds. As GTP 2 says, ``byo_yomi`` > 0 with ``count`` 0 means
+    no time limits, and ``byo_yomi`` 0 is absolute time; with no main time either there is
+    no time to play with, which is taken as no limits too."""
+    if byo_yomi > 0 and count > 0:
+        if japanese:
+            return TimeControl(base=main, periods=count, period_time=byo_yomi)
+        return TimeControl(base=main, periods=1, period_time=byo_yomi, period_stones=count)
+    if byo_yomi > 0 or main <= 0:
+        return None
+    return TimeControl(base=main)
+
+
+def move_clock(clock: GameClock, seat: int, spent: float,
+               margin: float = TIME_MARGIN) -> ClockView:
+    """What the agent may use for ``seat``'s move now: ``clock``'s view less the ``spent``
+    seconds this turn has already taken and ``margin`` for each move still to make before
+    time is given again (this one; in a Canadian period each of its stones), taken from the
+    main time first, then from the byo-yomi period."""
+    view = clock.view(seat)
+    in_canadian_period = view.byoyomi_stones > 0 and view.remaining <= 0
+    reserve = spent + margin * (view.byoyomi_stones if in_canadian_period else 1)
+    from_main = min(view.remaining, reserve)
+    return dataclasses.replace(
+        view, remaining=view.remaining - from_main,
+        byoyomi_time=max(0.0, view.byoyomi_time - (reserve - from_main)))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -587,14 +695,45 @@ def _read_sgf(path: str) -> SgfRecord:
         raise GtpFailure(f"cannot load file: {err}") from None
 
 
+class _CommandLines:
+    """Input lines read by a thread, each queued with the time it arrived (``time.monotonic``;
+    None at the end of input); ``waiting`` is set while one waits to be handled, so that a
+    ponder can stop as soon as a command comes."""
+
+    def __init__(self, stream: IO[str]):
+        self._queue: queue.Queue[tuple[str, float] | None] = queue.Queue()
+        self.waiting = threading.Event()
+        threading.Thread(target=self._read, args=(stream,), daemon=True,
+                         name="boardzoo-gtp-stdin").start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._queue.put((line, time.monotonic()))
+            self.waiting.set()
+        self._queue.put(None)
+        self.waiting.set()
+
+    def next(self) -> tuple[str, float] | None:
+        """The next line and its arrival time (blocks until there is one), None at the end."""
+        item = self._queue.get()
+        if self._queue.empty():
+            self.waiting.clear()
+            if not self._queue.empty():  # a line came in between
+                self.waiting.set()
+        return item
+
+
 def serve(engine: GoGtpEngine, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
-    """Answer GTP commands from ``stdin`` on ``stdout`` until ``quit`` or end of input."""
-    stdin = stdin or sys.stdin
+    """Answer GTP commands from ``stdin`` on ``stdout`` until ``quit`` or end of input; with
+    ``engine.ponders``, ponder after each genmove until the next line arrives."""
+    lines = _CommandLines(stdin or sys.stdin)
     stdout = stdout or sys.stdout
-    for line in stdin:
-        reply = engine.handle(line)
+    while not engine.finished:
+        engine.ponder(lines.waiting)
+        item = lines.next()
+        if item is None:
+            break
+        reply = engine.handle(*item)
         if reply is not None:
             stdout.write(reply)
             stdout.flush()
-        if engine.finished:
-            break

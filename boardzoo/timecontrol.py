@@ -459,10 +459,14 @@ class GameClock:
 
     def set_remaining(self, seat: int, seconds: float, stones: int | None = None) -> None:
         """Set a seat's clock from outside (GTP ``time_left``): main time left, or with
-        ``stones`` > 0 the Canadian (or Japanese) period's time and the stones left in it."""
+        ``stones`` > 0 in byo-yomi: Canadian, the period's time and the stones left in it;
+        Japanese, ``stones`` is the periods left (as KGS sends it; each move starts with a
+        whole period, so ``seconds`` is not kept)."""
         state = self.seats[seat]
-        if stones:
+        if stones and self.control.period_stones:
             state.main, state.period_left, state.stones_left = 0.0, float(seconds), int(stones)
+        elif stones:
+            state.main, state.periods = 0.0, int(stones)
         else:
             state.main = float(seconds)
 

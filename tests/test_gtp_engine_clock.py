@@ -253,3 +253,47 @@ def test_command_line_clock_and_ponder_session():
                         replies[0])
     assert replies[1] == replies[3] == replies[4] == replies[6] == "="
     assert all(re.fullmatch(r"= ([A-E][1-5]|pass)", replies[k]) for k in (2, 5))
+
+
+@pytest.mark.slow
+def test_a_whole_canadian_game_through_pipes_never_loses_on_time():
+    """The controller's own clock (GameClock on its side, timing each genmove from sending
+    the line to reading the reply) plays ``boardzoo gtp --ponder`` through pipes under
+    ``time_settings 0 2 5`` (no main time: 5 moves in every 2 s) against random moves, telling
+    it ``time_left`` before each genmove as controllers do: it never flags, in any period,
+    pondering included (main time: the tests above)."""
+    from boardzoo.gtp import GtpEngine
+
+    control = gtp_time_control(0, 2, 5)
+    controller_clock = GameClock(control)
+    ours = GtpEngine([sys.executable, "-m", "boardzoo.cli", "gtp", "--size", "7", "--agent",
+                      "mcts", "--ponder", "--seed", "5"], timeout=120)
+    opponent = GoGtpEngine(agent="random", board_size=7, komi=7.5, seed=5)
+    try:
+        ours.send("komi 7.5")
+        ours.send("time_settings 0 2 5")
+        passes, genmoves = 0, 0
+        while passes < 2 and genmoves < 40:
+            view = controller_clock.view(0)
+            in_main = view.remaining > 0
+            ours.send(f"time_left black {view.remaining if in_main else view.byoyomi_time} "
+                      f"{0 if in_main else view.byoyomi_stones}")
+            controller_clock.start(0)
+            move = ours.send("genmove black")
+            controller_clock.stop()
+            assert controller_clock.flagged is None, controller_clock.used[0]
+            genmoves += 1
+            assert opponent.handle(f"play b {move}") == "=\n\n"
+            passes = passes + 1 if move == "pass" else 0
+            if passes == 2:
+                break
+            reply = opponent.handle("genmove w")[2:].strip()
+            ours.send(f"play white {reply}")
+            passes = passes + 1 if reply == "pass" else 0
+    finally:
+        ours.close()
+    used = controller_clock.used[0]
+    assert len(used) > 2 * 5  # at least two periods played
+    periods = [sum(used[k:k + 5]) for k in range(0, len(used), 5)]
+    print(f"{len(used)} genmoves, longest {max(used):.2f} s; seconds used per period of 2 s:",
+          [round(p, 2) for p in periods])

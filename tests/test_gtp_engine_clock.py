@@ -124,14 +124,15 @@ def test_time_left_makes_the_next_move_short_whatever_the_agents_time_limit():
 
 
 def test_japanese_byo_yomi_moves_use_the_period_and_never_lose_one():
-    engine = GoGtpEngine(agent="mcts", board_size=5, komi=0.5, seed=3)
+    margin = 0.4  # more than the default: CI's shared cores can stall a process
+    engine = GoGtpEngine(agent="mcts", board_size=5, komi=0.5, seed=3, time_margin=margin)
     assert engine.handle("kgs-time_settings byoyomi 0 1 3") == "=\n\n"
     walls = []
     for _ in range(3):
         _, wall = timed_genmove(engine)
         walls.append(wall)
         given = engine.last_clock
-        assert given.byoyomi_periods == 3 and 0.6 < given.byoyomi_time <= 1 - TIME_MARGIN
+        assert given.byoyomi_periods == 3 and 0.45 < given.byoyomi_time <= 1 - margin
         assert engine.agent.last_search.seconds <= given.hard_limit + OVERRUN
         assert wall < 1.0  # within its period, so the period is kept
         white_plays(engine)

@@ -362,3 +362,24 @@ def test_auto_settings_apply_as_a_bundle():
         "uct", "random", None, 0.0)
     with pytest.raises(InvalidOptionError, match="implicit_minimax"):
         MCTSAgent(implicit_minimax=2)
+
+
+def test_one_simulation_plays_and_reports_the_priors():
+    """One simulation expands the root and visits no child: the move is the highest prior
+    and the policy the priors (it raised in visit_policy)."""
+    from boardzoo.wrappers.model import Evaluation
+
+    def prefer_corner_c3(planes, masks):
+        logits = np.where(masks, 0.0, -np.inf)
+        logits[:, 8] = 2.0
+        return Evaluation(logits=logits, values=np.zeros(len(masks)))
+
+    env = make_env("tictactoe")
+    env.reset()
+    agent = MCTSAgent(simulations=1, evaluator=prefer_corner_c3, seed=0)
+    assert agent.act(env) == 8
+    expected = np.exp([0.0] * 8 + [2.0])
+    np.testing.assert_allclose(agent.policy(env), expected / expected.sum())
+    moves = agent.analyse(env).to_json()["moves"]
+    assert moves[0]["move"] == "c3" and all(m["visits"] == 0 for m in moves)
+    assert MCTSAgent(simulations=1, seed=0, temperature=1.0).act(env) in range(9)

@@ -712,8 +712,10 @@ class MCTSAgent(SearchingAgent):
         if improved is not None:
             policy = np.zeros(model.num_actions)
             policy[actions] = improved
-        else:
+        elif visits.sum() > 0:
             policy = visit_policy(visits, self.temperature or 1.0)
+        else:  # a budget too small to visit a child (1 simulation): the priors are all it knows
+            policy = _prior_policy(prior, actions, model.num_actions)
         child = self._choose(children, gumbel_choice)
         root_proof = int(ints[0, PROVEN])
         proven = None
@@ -736,7 +738,7 @@ class MCTSAgent(SearchingAgent):
     def _choose(self, children: list[int], gumbel_choice: int | None) -> int:
         """The child to play: a proof decides first (shortest win, longest loss, a draw),
         then Gumbel's choice, then the temperature rule on visits (never a proven loss
-        while something else is left)."""
+        while something else is left; with no child visited, the highest prior)."""
         ints = self.tree.ints
         proofs = ints[children, PROVEN] if self.solver else np.zeros(len(children), int)
         depths = ints[children, DEPTH]
@@ -749,12 +751,22 @@ class MCTSAgent(SearchingAgent):
             return gumbel_choice
         candidates = [c for c, p in zip(children, proofs, strict=True) if p != LOSS]
         visits = ints[candidates, VISITS].astype(np.float64)
-        if self.temperature > 0:
+        if self.temperature > 0 and visits.sum() > 0:
             probs = visit_policy(visits, self.temperature)
             return candidates[int(self.np_rng.choice(len(candidates), p=probs))]
         q = np.array([self.tree.floats[c, VALUE] / max(ints[c, VISITS], 1) for c in candidates])
-        best = np.lexsort((-q, -visits))[0]  # most visited, then the higher Q
+        prior = self.tree.floats[candidates, PRIOR]
+        best = np.lexsort((-prior, -q, -visits))[0]  # most visited, then higher Q, then prior
         return candidates[int(best)]
+
+
+def _prior_policy(prior: np.ndarray, actions: np.ndarray, num_actions: int) -> np.ndarray:
+    """The root's priors as move probabilities (uniform over its children when they carry
+    none): the policy of a search that visited no child."""
+    policy = prior.copy() if prior[actions].sum() > 0 else np.zeros(num_actions)
+    if policy.sum() <= 0:
+        policy[actions] = 1.0
+    return policy / policy.sum()
 
 
 def _principal_variation(tree: Tree, max_length: int = 32, start: int = 0) -> list[int]:

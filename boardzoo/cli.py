@@ -225,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     gtp.add_argument("--ponder", action="store_true",
                      help="after its genmove, search the opponent's position until the next "
                      "command arrives (MCTS and AlphaZero agents; default: off)")
+    gtp.add_argument("--move-time", type=float, default=None, metavar="SECONDS",
+                     help="seconds per move while the controller sets no time (default 1; "
+                     "0: the agent's own budget, e.g. its simulations)")
     gtp.add_argument("--time-margin", type=float, default=None, metavar="SECONDS",
                      help="seconds kept back from the clock per move for the engine's own "
                      "work and the controller's lag (default 0.25)")
@@ -541,7 +544,13 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_gtp(args: argparse.Namespace) -> int:
-    from boardzoo.gtp_engine import DEFAULT_AGENT, TIME_MARGIN, GoGtpEngine, serve
+    from boardzoo.gtp_engine import (
+        DEFAULT_AGENT,
+        DEFAULT_MOVE_TIME,
+        TIME_MARGIN,
+        GoGtpEngine,
+        serve,
+    )
 
     engine = GoGtpEngine(
         agent=args.agent or DEFAULT_AGENT,
@@ -553,6 +562,7 @@ def run_gtp(args: argparse.Namespace) -> int:
         resign_below=args.resign_below,
         ponder=args.ponder,
         time_margin=TIME_MARGIN if args.time_margin is None else args.time_margin,
+        move_time=DEFAULT_MOVE_TIME if args.move_time is None else (args.move_time or None),
     )
     serve(engine)
     return 0

@@ -53,10 +53,12 @@ from boardzoo.knowledge.go import ownership_estimate_kernel
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import ClockView, GameClock, TimeControl, call_act
 
-__all__ = ["DEFAULT_AGENT", "GtpFailure", "GoGtpEngine", "gtp_time_control", "move_clock",
-           "serve"]
+__all__ = ["DEFAULT_AGENT", "DEFAULT_MOVE_TIME", "GtpFailure", "GoGtpEngine",
+           "gtp_time_control", "move_clock", "serve"]
 
-DEFAULT_AGENT = "mcts:time_limit=1.0"
+DEFAULT_AGENT = "mcts"
+#: seconds a move is given while the controller has set no time (``--move-time``)
+DEFAULT_MOVE_TIME = 1.0
 """The agent ``boardzoo gtp`` plays with unless ``--agent`` says otherwise."""
 OWNERSHIP_PLAYOUTS = 400
 """Playouts behind one dead-stone estimate (about 0.1 s on 19x19)."""
@@ -95,6 +97,7 @@ class GoGtpEngine:
         ownership_playouts: int = OWNERSHIP_PLAYOUTS,
         ponder: bool = False,
         time_margin: float = TIME_MARGIN,
+        move_time: float | None = DEFAULT_MOVE_TIME,
     ):
         if ko not in KO_RULES:
             raise InvalidOptionError(f"ko={ko!r} is not allowed: use one of {KO_RULES}")
@@ -102,6 +105,10 @@ class GoGtpEngine:
             raise InvalidOptionError(f"resign_below={resign_below!r}: use a value in [-1, 1]")
         if not 0 <= time_margin < 60:
             raise InvalidOptionError(f"time_margin={time_margin!r}: give seconds in [0, 60)")
+        if move_time is not None and not 0 < move_time <= 3600:
+            raise InvalidOptionError(
+                f"move_time={move_time!r}: give seconds in (0, 3600], or None for the agent's "
+                "own budget")
         self.agent_spec = agent
         self.agent = make_agent(agent, seed=seed)
         self.ko, self.suicide = ko, bool(suicide)
@@ -110,6 +117,9 @@ class GoGtpEngine:
         self.rng = make_rng(seed)
         self.ponders, self.time_margin = bool(ponder), float(time_margin)
         self.clock: GameClock | None = None  # None: no time limits
+        # without time settings each move gets move_time, as a guide (no deadline, no margin)
+        self.free_clock = None if move_time is None else GameClock(
+            TimeControl(per_move=move_time))
         self.last_clock: ClockView | None = None  # what the last genmove's agent was given
         self._received = time.monotonic()  # when the command being handled arrived
         self._ponder_state: np.ndarray | None = None  # the position after our last genmove
@@ -139,6 +149,10 @@ class GoGtpEngine:
             "loadsgf": self._loadsgf,
             "boardzoo-rules": lambda args: self.rules_text(),
         }
+        # the agent's search compiles while the controller sets up; genmove waits for it
+        self._warm_up = threading.Thread(target=self._prepare_agent, daemon=True,
+                                         name="boardzoo-gtp-warm-up")
+        self._warm_up.start()
 
     # -------------------------------------------------------------------------- protocol
     def handle(self, line: str, received: float | None = None) -> str | None:
@@ -177,8 +191,11 @@ class GoGtpEngine:
     def clock_text(self) -> str:
         """One line: the time control in force and whether the engine ponders."""
         ponders = "ponders on the opponent's time" if self.ponders else "no pondering"
-        if self.clock is None:
+        if self.clock is None and self.free_clock is None:
             return f"no time limits (the agent's own budget per move); {ponders}"
+        if self.clock is None:
+            return (f"no time limits set: {self.free_clock.control.per_move:g} s per move; "
+                    f"{ponders}")
         return (f"time control {self.clock.control}, {self.time_margin:g} s kept back per "
                 f"move; {ponders}")
 
@@ -368,8 +385,13 @@ class GoGtpEngine:
         if not cleanup and self._passing_wins(seat):
             return pass_action
         env = self.env(seat)
-        self.last_clock = None if self.clock is None else move_clock(
-            self.clock, seat, time.monotonic() - self._received, self.time_margin)
+        waited = self._await_warm_up()
+        spent = time.monotonic() - self._received
+        if self.clock is not None:  # the controller's clock counts the wait
+            self.last_clock = move_clock(self.clock, seat, spent, self.time_margin)
+        else:
+            self.last_clock = None if self.free_clock is None else move_clock(
+                self.free_clock, seat, spent - waited, 0.0)
         action = int(call_act(self.agent, env, self.last_clock))
         search = getattr(self.agent, "last_search", None)
         resigns = self.resign_below is not None and search is not None
@@ -583,8 +605,19 @@ class GoGtpEngine:
         """Both clocks full under ``control`` (None: no time limits); the agent's search is
         compiled now, so that no move pays for it."""
         self.clock = None if control is None else GameClock(control)
-        if control is not None and hasattr(self.agent, "prepare"):
+        if control is not None:
+            self._await_warm_up()
+            self._prepare_agent()
+
+    def _prepare_agent(self) -> None:
+        if hasattr(self.agent, "prepare"):
             self.agent.prepare(self.env(int(self.state[TO_PLAY])))
+
+    def _await_warm_up(self) -> float:
+        """Wait for the start-up compilation of the agent's search; the seconds waited."""
+        start = time.monotonic()
+        self._warm_up.join()
+        return time.monotonic() - start
 
     def _time_left(self, args: list[str]) -> str:
         """``time_left COLOUR TIME STONES``: the controller's word on that colour's clock

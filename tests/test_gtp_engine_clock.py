@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from boardzoo.errors import InvalidOptionError
 from boardzoo.gtp_engine import TIME_MARGIN, GoGtpEngine, gtp_time_control, move_clock, serve
 from boardzoo.timecontrol import GameClock, TimeControl
 
@@ -240,6 +241,20 @@ def test_agents_without_ponder_just_wait():
         assert reply == "= boardzoo" and seconds < 2.0
     finally:
         session.close()
+
+
+def test_without_time_settings_each_move_gets_the_move_time():
+    # the default agent has no budget of its own: the engine gives it move_time per move
+    engine = GoGtpEngine(board_size=5, move_time=0.3, seed=0)
+    assert "0.3 s per move" in engine.handle("version")
+    assert re.fullmatch(r"= [A-E][1-5]\n\n", engine.handle("genmove b"))
+    assert engine.last_clock.per_move == 0.3 and 0 < engine.last_clock.remaining <= 0.3
+    # move_time=None: the agent's own budget, no clock at all
+    free = GoGtpEngine(board_size=5, agent="mcts:simulations=50", move_time=None, seed=0)
+    free.handle("genmove b")
+    assert free.last_clock is None and free.agent.last_search.simulations == 50
+    with pytest.raises(InvalidOptionError, match="move_time"):
+        GoGtpEngine(board_size=5, move_time=0)
 
 
 def test_command_line_clock_and_ponder_session():

@@ -418,3 +418,18 @@ def test_a_pondering_agent_still_answers(client):
     post(client, f"/api/games/{game['id']}/move",
          {"action": int(next(iter(view["board"]["clicks"].values()))), "ply": 2})
     assert len(wait_for(client, game["id"], lambda v: len(v["moves"]) == 4)["moves"]) == 4
+
+
+def test_a_go_suicide_is_clicked_at_its_own_point():
+    # suicide allowed: black's B1 takes its own A1 with it; the click is B1, not A1
+    from boardzoo.envs import make_game
+    from boardzoo.web.board import action_targets
+
+    game = make_game("go", board_size=5, suicide=True)
+    state = game.parse_position("(;GM[1]FF[4]SZ[5]KM[7.5]AB[ae]AW[ad][bd][ce]PL[B])")
+    b1 = game.str_to_action("B1")
+    assert game.cells(game.step(state, b1))[4].tolist() == [0, 0, 2, 0, 0]  # both gone
+    targets = action_targets(game, state)
+    assert targets[b1] == 4 * 5 + 1
+    assert len({t for t in targets.values() if t is not None}) == len(
+        [t for t in targets.values() if t is not None])  # one action per cell

@@ -2,9 +2,9 @@
 the last move, the pieces it captured or flipped, and the counts.
 
 The click map is derived from the rules alone (no per-game code): an action's *target* is the
-one cell it fills (a stone placed, a disc dropped, a square claimed), or when it only removes
-pieces, the first of them in reading order (Nim: clicking a stone takes it and every stone to
-its right). Actions with no target (Go's and Othello's pass) are buttons. In games whose
+one cell it fills (a stone placed, a disc dropped, a square claimed); when it fills none, the
+cell its move text names (Go's suicide, whose stone is removed at once), else the first piece
+it removes in reading order (Nim: clicking a stone takes it and every stone to its right). Actions with no target (Go's and Othello's pass) are buttons. In games whose
 actions are the board's columns (Connect Four), a click anywhere in a column plays it.
 """
 
@@ -22,6 +22,7 @@ __all__ = ["action_targets", "board_view", "changed_cells", "game_view"]
 def action_targets(game: Game, state: np.ndarray) -> dict[int, int | None]:
     """Legal action -> the row-major index of the cell it is played by, or None (a pass)."""
     before = game.cells(state).ravel()
+    named = _cell_names(game)
     targets: dict[int, int | None] = {}
     for action in game.legal_actions(state):
         after = game.cells(game.step(state, action)).ravel()
@@ -29,11 +30,20 @@ def action_targets(game: Game, state: np.ndarray) -> dict[int, int | None]:
         emptied = np.flatnonzero((before != 0) & (after == 0))
         if filled.size == 1:
             targets[action] = int(filled[0])
+        elif filled.size == 0 and game.action_to_str(action) in named:
+            targets[action] = named[game.action_to_str(action)]  # Go's suicide: placed, gone
         elif filled.size == 0 and emptied.size:
             targets[action] = int(emptied[0])
         else:
             targets[action] = None
     return targets
+
+
+def _cell_names(game: Game) -> dict[str, int]:
+    """Coordinate name (column label, then row label: "c3") -> row-major cell index."""
+    row_labels, col_labels = game.coordinate_labels()
+    return {f"{col}{row}": r * len(col_labels) + c
+            for r, row in enumerate(row_labels) for c, col in enumerate(col_labels)}
 
 
 def changed_cells(game: Game, before: np.ndarray, after: np.ndarray) -> list[int]:

@@ -499,11 +499,10 @@ def test_playout_ends_with_two_passes_and_no_non_eye_move_left(size):
 
 def test_playout_helpers_agree_with_the_final_state():
     game = Go(9)
-    state, copy = game.initial_state(), game.initial_state()
+    state = game.initial_state()
     score = playout_score_kernel(state, make_rng(11))
     owners = np.zeros(81)
-    assert go.playout_ownership_kernel(copy, make_rng(11), owners) == score
-    assert np.array_equal(state, copy)
+    go.ownership_kernel(state, owners)
     assert score == area_score(state) == owners.sum() - 7.5
     assert game.outcome(state) == (P0_WINS if score > 0 else P1_WINS)
 

@@ -46,7 +46,7 @@ State: int64, one self-contained array; its layout and the board kernels are in
 :mod:`boardzoo.envs.go_board`.
 
 Module-level compiled helpers for search: :func:`area_score`, :func:`ownership_kernel`,
-:func:`playout_score_kernel` and :func:`playout_ownership_kernel` (score from Black's view).
+:func:`playout_score_kernel` (score from Black's view).
 """
 
 from __future__ import annotations
@@ -121,7 +121,6 @@ __all__ = [
     "area_score",
     "ownership_kernel",
     "playout_score_kernel",
-    "playout_ownership_kernel",
     "captures",
     "env",
     "raw_env",
@@ -186,15 +185,6 @@ def playout_score_kernel(state, rng):
     """Playout in place (as ``playout_kernel``); returns the final area score from Black's
     view, komi included."""
     _playout(state, rng)
-    return area_score(state)
-
-
-@njit(cache=True)
-def playout_ownership_kernel(state, rng, out):
-    """Playout in place; fills ``out`` (``[N*N]``: +1 Black, -1 White, 0 neutral) with the
-    final area owners and returns the final score from Black's view."""
-    _playout(state, rng)
-    ownership_kernel(state, out)
     return area_score(state)
 
 

@@ -4,8 +4,9 @@ the last move, the pieces it captured or flipped, and the counts.
 The click map is derived from the rules alone (no per-game code): an action's *target* is the
 one cell it fills (a stone placed, a disc dropped, a square claimed); when it fills none, the
 cell its move text names (Go's suicide, whose stone is removed at once), else the first piece
-it removes in reading order (Nim: clicking a stone takes it and every stone to its right). Actions with no target (Go's and Othello's pass) are buttons. In games whose
-actions are the board's columns (Connect Four), a click anywhere in a column plays it.
+it removes in reading order (Nim: clicking a stone takes it and every stone to its right).
+Actions with no target (Go's and Othello's pass) are buttons. In games whose actions are the
+board's columns (Connect Four), a click anywhere in a column plays it.
 """
 
 from __future__ import annotations

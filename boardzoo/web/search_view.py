@@ -20,7 +20,7 @@ from boardzoo.timecontrol import ClockView, call_act
 __all__ = ["OWNERSHIP_PLAYOUTS", "analysis_json", "ponder", "think"]
 
 Report = Callable[[dict[str, Any]], None]
-OWNERSHIP_PLAYOUTS = 64  # random playouts averaged into a Go ownership map
+OWNERSHIP_PLAYOUTS = 64  # heuristic playouts averaged into a Go ownership map
 OWNERSHIP_SECONDS = 0.5  # the map is recomputed at most this often while a search runs
 
 
@@ -69,17 +69,12 @@ def analysis_json(env: Any, analysis: Any,
 
 
 def go_ownership(env: Any, playouts: int = OWNERSHIP_PLAYOUTS, seed: int = 0) -> list[float]:
-    """The mean area owner of every point over ``playouts`` random playouts from ``env``'s
-    position (+1 Black, -1 White): the board's likely territory, from Black's view."""
-    from boardzoo.envs.go import playout_ownership_kernel
+    """The mean final owner of every point over ``playouts`` heuristic playouts from
+    ``env``'s (non-terminal) position, +1 Black ... -1 White: the estimator the GTP engine
+    scores dead stones with (:func:`boardzoo.knowledge.go.ownership_estimate_kernel`)."""
+    from boardzoo.knowledge.go import ownership_estimate_kernel
     from boardzoo.rng import make_rng
 
-    state = env.state_array
-    size = env.game.size
-    total = np.zeros(size * size)
-    out = np.empty(size * size)
-    rng = make_rng(seed)
-    for _ in range(playouts):
-        playout_ownership_kernel(state.copy(), rng, out)
-        total += out
-    return np.round(total / playouts, 2).tolist()
+    out = np.zeros(env.game.size * env.game.size)
+    ownership_estimate_kernel(env.state_array, make_rng(seed), playouts, out)
+    return np.round(out, 2).tolist()

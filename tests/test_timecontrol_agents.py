@@ -95,6 +95,15 @@ def test_pondering_keeps_the_tree_for_the_reply():
     assert result.visits.sum() >= kept + 2000 - 1  # the reply's subtree was reused
 
 
+def test_a_pondered_position_searched_by_the_same_agent_keeps_its_tree():
+    # an engine playing both colours (GTP self-play): it ponders the position it then moves in
+    env, agent = _connect_four(), MCTSAgent(simulations=500, seed=0)
+    pondered = agent.ponder(env, threading.Event(), simulations=1500)
+    assert pondered.nodes == 1500
+    result = agent.search(env)
+    assert result.simulations == 500 and result.visits.sum() >= 1500 + 500 - 1
+
+
 class _Sleeper:
     """Takes ``seconds`` for every move, whatever its clock says."""
 

@@ -628,17 +628,19 @@ class MCTSAgent(SearchingAgent):
         node = self._matching_node(model, root) if self._reuse_from is not None else -1
         if node < 0:
             self.tree.clear()
-        else:
+        elif node > 0:  # (node 0: the tree's own root, kept as it is)
             self.tree.reroot(node)
 
     def _matching_node(self, model: EnvModel, root: Any) -> int:
         """The node (within two plies of the old root, through our last move; after
-        pondering, the old root's children) whose state equals ``root``, or -1. Only
-        boardzoo states can be compared."""
+        pondering, the old root itself or its children) whose state equals ``root``, or -1.
+        Only boardzoo states can be compared."""
         old_root, our_action = self._reuse_from
         if not isinstance(model, GameModel) or len(old_root) != len(root):
             return -1
         if our_action is None:  # pondered: the old root is the opponent's position
+            if np.array_equal(old_root, root):  # we move there ourselves (playing both sides)
+                return 0
             for child in self.tree.children(0):
                 if np.array_equal(model.step(old_root, int(self.tree.ints[child, ACTION])), root):
                     return child

@@ -11,11 +11,9 @@ from benchmarks.alphazero_strength import (
     SolverUsed,
     move_accuracy,
     public_rows,
-    solved_rows,
     solvers_forbidden,
 )
-from boardzoo.agents import AlphaZeroAgent, MCTSAgent
-from boardzoo.arena import play_match
+from boardzoo.agents import MCTSAgent
 from boardzoo.envs import make_env, make_game
 from boardzoo.knowledge.connect_four import solve
 
@@ -53,37 +51,3 @@ def test_move_accuracy_counts_against_each_columns_score():
     assert first[1] == sum((c > 0) if s > 0 else (c == 0) for s, c in leftmost) / positions
     assert first[1] < 1.0
 
-
-# --------------------------------------------------- the shipped checkpoint (issue 9's bars)
-def _shipped_agent(simulations=200):
-    return AlphaZeroAgent.from_checkpoint("connect_four", simulations=simulations,
-                                          exact_solver=False, seed=0)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("rows", "bar"), [(public_rows, 0.97), (lambda: solved_rows(
-    "Test_L2_R1"), 0.95)], ids=["public_200", "Test_L2_R1"])
-def test_the_shipped_connect_four_network_preserves_the_outcome(rows, bar):
-    """200 simulations, every solver forbidden: an outcome-preserving move in the won and
-    drawn positions (123 of the public 200, 560 of Test_L2_R1) at least ``bar`` of the time."""
-    agent = _shipped_agent()
-    table = rows()
-    with solvers_forbidden(make_game("connect_four")):
-        positions, kept, optimal = move_accuracy(table, agent.act)
-    print(f"{positions} won/drawn positions: {kept:.1%} outcome-preserving, "
-          f"{optimal:.1%} strictly optimal")
-    assert kept >= bar
-
-
-@pytest.mark.slow
-def test_the_shipped_connect_four_network_beats_mcts_20000():
-    """The short version of the match (the full one: benchmarks/alphazero_strength.py, 200
-    games): 40 paired games from 4-ply random openings against MCTSAgent(simulations=20_000)
-    with its exact solver; the network searches 200 simulations with every solver forbidden.
-    Its lower 95% bound must clear 50%."""
-    agent = NoSolverAgent(_shipped_agent(), "connect_four")
-    result = play_match("connect_four", agent, MCTSAgent(simulations=20_000, seed=0),
-                        games=40, seed=0, opening_plies=4)
-    print(f"+{result.wins} ={result.draws} -{result.losses}: {result.score:.3f} "
-          f"{result.score_ci}")
-    assert result.score_ci[0] > 0.5

@@ -174,15 +174,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ceiling-games", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--skip-match", action="store_true")
-    parser.add_argument("--symmetric", action="store_true",
-                        help="average the network over the left-right mirror (2x its work)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)  # one search at a time; arena workers are processes
     console = Console(width=max(Console().width, 110))
 
     sets = {"public 200": public_rows(), "Test_L2_R1": solved_rows("Test_L2_R1")}
     agent = AlphaZeroAgent.from_checkpoint(args.checkpoint, simulations=args.simulations,
-                                           exact_solver=False, symmetric=args.symmetric, seed=0)
+                                           exact_solver=False, seed=0)
     table = Table(title=f"{args.checkpoint}: won/drawn positions, solvers forbidden")
     for column in ("set", "player", "positions", "outcome-preserving", "strictly optimal", "s"):
         table.add_column(column, justify="right")

@@ -318,33 +318,17 @@ def move_budget(view: ClockView, moves_left: float) -> MoveBudget:
 DEFAULT_MOVES_LEFT = 30.0
 #: fewest own moves assumed left, so that no single move takes a large share of the clock
 MIN_MOVES_LEFT = 3.0
-#: own moves kept in the model once the solver is expected to take over: its first solves
-#: there can still take a good share of a move's time, and a solve can fail
-MOVES_AT_REACH = 2.0
 
 
-def estimated_moves_left(game: Any, state: Any, clock: ClockView | None = None) -> float:
-    """The per-game model of the moves the side to move still has to think about: half the
-    empty cells of the board (board-filling games end by then; in Go captures and passes
-    roughly balance), at least :data:`MIN_MOVES_LEFT`; :data:`DEFAULT_MOVES_LEFT` without a
-    board. With ``clock`` and a game whose exact solver has a cost model (``cost_growth``):
-    only its own moves until the solver is expected to take over at this clock's share per
-    move, plus :data:`MOVES_AT_REACH` (the solver's moves need little time)."""
+def estimated_moves_left(game: Any, state: Any) -> float:
+    """The per-game model of the moves the side to move still has to make: half the empty
+    cells of the board (board-filling games end by then; in Go captures and passes roughly
+    balance), at least :data:`MIN_MOVES_LEFT`; :data:`DEFAULT_MOVES_LEFT` without a board."""
     cells = getattr(game, "cells", None)
     if cells is None:
         return DEFAULT_MOVES_LEFT
-    whole_game = max(MIN_MOVES_LEFT, int((cells(state) == 0).sum()) / 2.0)
-    knowledge = getattr(game, "knowledge", None)
-    if clock is None or getattr(knowledge, "cost_growth", None) is None:
-        return whole_game
-    from boardzoo.knowledge.base import plies_until_affordable
-
-    moves = whole_game
-    for _ in range(3):  # the share per move and the solver's take-over fix each other
-        share = move_budget(clock, moves).target
-        plies = plies_until_affordable(knowledge, state, share)
-        moves = max(MIN_MOVES_LEFT, min(whole_game, plies / 2.0 + MOVES_AT_REACH))
-    return moves
+    empties = int((cells(state) == 0).sum())
+    return max(MIN_MOVES_LEFT, empties / 2.0)
 
 
 @dataclass(frozen=True)

@@ -174,34 +174,6 @@ def test_moves_left_model_counts_empty_cells():
     assert estimated_moves_left(game, state) == 3.0  # 6 empties, at least 3
 
 
-def test_with_a_clock_the_model_counts_the_moves_until_the_solver_takes_over():
-    """Connect Four: solve cost 9e4 nodes x 1.75 per ply before 14 stones, at the reference
-    speed; the fixed point of share-per-move and take-over ply, worked by hand."""
-    import math
-
-    from boardzoo.envs import make_game
-    from boardzoo.knowledge.base import estimated_solve_seconds, plies_until_affordable
-
-    game = make_game("connect_four")
-    knowledge = game.knowledge
-    state = game.replay([3, 3, 2, 4])  # 4 stones: estimate 9e4 * 1.75**10 nodes
-    estimate = estimated_solve_seconds(knowledge, state)
-    assert estimate == pytest.approx(9e4 * 1.75**10 / knowledge.solve_speed)
-    assert plies_until_affordable(knowledge, state, estimate / 2) == 0.0
-    assert plies_until_affordable(knowledge, state, estimate / 2 / 1.75**3) == 3.0
-    clock = ClockView(remaining=10.0, increment=0.1)
-    moves = estimated_moves_left(game, state, clock)
-    share = move_budget(clock, moves).target
-    plies = math.ceil(math.log(estimate / (2 * share)) / math.log(1.75))
-    assert moves == max(3.0, plies / 2 + 2.0) < estimated_moves_left(game, state) == 19.0
-    # less time: the solver takes over later, more moves to spread it over
-    assert moves < estimated_moves_left(game, state, ClockView(remaining=0.5)) < 19.0
-    # no cost model (tic-tac-toe) or no clock: the board's half-empty count
-    ttt = make_game("tictactoe")
-    assert estimated_moves_left(ttt, ttt.initial_state(), clock) == 4.5
-    assert plies_until_affordable(make_game("nim").knowledge, None, 1.0) == math.inf
-
-
 class _NoClock:
     def act(self, env):
         return 0

@@ -527,8 +527,7 @@ class AlphaBetaAgent(SearchingAgent):
         self, game: Game, state: np.ndarray, clock: ClockView, entered: float
     ) -> SearchDeadlines:
         """This move's deadlines from the clock, never past an explicit ``time_limit``."""
-        moves_left = estimated_moves_left(game, state, clock)
-        deadlines = SearchDeadlines.for_clock(entered, clock, moves_left)
+        deadlines = SearchDeadlines.for_clock(entered, clock, estimated_moves_left(game, state))
         if self.time_limit is not None and not self._default_budget:
             deadlines = deadlines.capped(entered + self.time_limit)
         return deadlines

@@ -72,9 +72,6 @@ class GameKnowledge(Protocol):
       solve (``inf``: cannot), and ``solve_speed``: the solver's nodes per second on one
       core of the reference machine, which let a timed search try the solver whenever its
       budget allows (:func:`solve_if_affordable`; the speed is re-measured as it solves);
-      ``cost_growth``: the factor by which that cost shrinks with each ply played, which
-      lets the time allocation foresee when the solver takes over
-      (:func:`plies_until_affordable`);
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
     * ``search_defaults``: :class:`SearchDefaults`.
@@ -95,8 +92,6 @@ class GameKnowledge(Protocol):
     @property
     def solve_speed(self) -> float | None: ...
     @property
-    def cost_growth(self) -> float | None: ...
-    @property
     def playout_kernel(self) -> Kernel | None: ...
     @property
     def playout_trace_kernel(self) -> Kernel | None: ...
@@ -115,7 +110,6 @@ class Knowledge:
     within_reach: Callable[[np.ndarray], bool] | None = None
     solve_cost: Callable[[np.ndarray], float] | None = None
     solve_speed: float | None = None
-    cost_growth: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
@@ -162,20 +156,6 @@ def _count_solve(knowledge: GameKnowledge, nodes: int, seconds: float) -> None:
     entry = _speeds.setdefault(id(knowledge), [0.0, 0.0])
     entry[0] = _SPEED_MEMORY * entry[0] + nodes
     entry[1] = _SPEED_MEMORY * entry[1] + seconds
-
-
-def plies_until_affordable(knowledge: GameKnowledge, state: np.ndarray,
-                           seconds: float) -> float:
-    """Plies from ``state`` until :func:`solve_if_affordable` tries the solver with a budget
-    of ``seconds`` (0: already; inf: no cost model), from the cost estimate shrinking by
-    ``cost_growth`` per ply."""
-    growth = getattr(knowledge, "cost_growth", None)
-    estimate = estimated_solve_seconds(knowledge, state)
-    if estimate <= ATTEMPT_FACTOR * seconds:
-        return 0.0
-    if not growth or growth <= 1.0 or math.isinf(estimate) or seconds <= 0:
-        return math.inf
-    return float(math.ceil(math.log(estimate / (ATTEMPT_FACTOR * seconds)) / math.log(growth)))
 
 
 def solve_if_affordable(

@@ -450,5 +450,4 @@ KNOWLEDGE = Knowledge(
     within_reach=within_reach,
     solve_cost=solve_cost,
     solve_speed=SOLVE_SPEED,
-    cost_growth=COST_GROWTH,
 )

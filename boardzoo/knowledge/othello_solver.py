@@ -62,8 +62,7 @@ from boardzoo.knowledge.othello_squares import (
     square_of,
 )
 
-__all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_GROWTH", "COST_MODEL",
-           "SOLVE_SPEED",
+__all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_MODEL", "SOLVE_SPEED",
            "solve",
            "solve_cost", "within_reach"]
 

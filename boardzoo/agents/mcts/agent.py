@@ -386,8 +386,7 @@ class MCTSAgent(SearchingAgent):
         """This move's deadlines from the clock (per-game model of the moves left), never
         past an explicit ``time_limit``."""
         game = model.game if isinstance(model, GameModel) else None
-        moves_left = (DEFAULT_MOVES_LEFT if game is None
-                      else estimated_moves_left(game, root, clock))
+        moves_left = DEFAULT_MOVES_LEFT if game is None else estimated_moves_left(game, root)
         deadlines = SearchDeadlines.for_clock(entered, clock, moves_left)
         if self.time_limit is not None:
             deadlines = deadlines.capped(entered + self.time_limit)

@@ -102,7 +102,7 @@ def test_a_full_tictactoe_game_against_mcts_by_clicking(page):
     preference = [4, 0, 2, 6, 8, 1, 3, 5, 7]
     board: dict[int, int] = {}
     while not re.search("win|Draw", status.inner_text()):
-        cell = next(c for c in preference if c not in board)
+        cell = next(c for c in preference if c not in pieces(page))  # a free cell
         page.click(f'#board .cell[data-cell="{cell}"]')
         board[cell] = 1
         expect(page.locator(f'#board .piece[data-at="{cell}"]')).to_have_attribute(

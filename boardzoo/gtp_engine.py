@@ -603,11 +603,10 @@ class GoGtpEngine:
 
     def _set_time_control(self, control: TimeControl | None) -> None:
         """Both clocks full under ``control`` (None: no time limits); the agent's search is
-        compiled now, so that no move pays for it."""
+        compiled (the start-up warm-up finished) before this answers, so no move pays for it."""
         self.clock = None if control is None else GameClock(control)
         if control is not None:
-            self._await_warm_up()
-            self._prepare_agent()
+            self._await_warm_up()  # the start-up compilation, not charged to any move
 
     def _prepare_agent(self) -> None:
         if hasattr(self.agent, "prepare"):

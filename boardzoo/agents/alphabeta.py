@@ -65,6 +65,7 @@ from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge import GameKnowledge, solve_if_affordable
+from boardzoo.knowledge.base import load_solver
 from boardzoo.rng import scramble
 from boardzoo.timecontrol import ClockView, SearchDeadlines, estimated_moves_left
 from boardzoo.wrappers.model import EnvModel
@@ -475,9 +476,8 @@ class AlphaBetaAgent(SearchingAgent):
             work = self._workspace(state, model.num_actions)
             self.rng.bit_generator.state = stream
             _iterate(*kernels, self._transposition_table(), work, 0, np.inf)
-            knowledge = _game_of(model).knowledge
-            if self.solver and knowledge is not None and knowledge.solve is not None:
-                knowledge.solve(state, 0.0)  # loads the solver's kernels; gives up at once
+            if self.solver:
+                load_solver(_game_of(model).knowledge, state)
 
     def search(
         self,

@@ -115,6 +115,13 @@ class Knowledge:
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 
 
+def load_solver(knowledge: GameKnowledge | None, state: np.ndarray) -> None:
+    """Load the solver's compiled kernels now (an attempt that gives up at once), so that no
+    clock pays for them later."""
+    if knowledge is not None and knowledge.solve is not None:
+        knowledge.solve(state, 0.0)
+
+
 def solve_within_reach(
     knowledge: GameKnowledge | None, state: np.ndarray, time_limit: float | None
 ) -> Solution | None:

@@ -62,7 +62,7 @@ from boardzoo.analysis import MEAN, PROGRESS_SECONDS, Analysis, ProgressFn, mcts
 from boardzoo.clock import monotonic
 from boardzoo.envs.registry import GAMES
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge.base import solve_if_affordable
+from boardzoo.knowledge.base import load_solver, solve_if_affordable
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import (
     DEFAULT_MOVES_LEFT,
@@ -303,9 +303,8 @@ class MCTSAgent(SearchingAgent):
         self.settings = self.settings_for(model.game.name if model.game else None)
         root = model.root()
         self._runner(model, root)
-        knowledge = model.game.knowledge if isinstance(model, GameModel) else None
-        if self.exact_solver and knowledge is not None and knowledge.solve is not None:
-            knowledge.solve(root, 0.0)  # loads the solver's kernels; gives up at once
+        if self.exact_solver and isinstance(model, GameModel):
+            load_solver(model.game.knowledge, root)
 
     def search(
         self,

@@ -44,6 +44,7 @@ class Args:
     seed: int = 0
     num_envs: int = 64  # self-play games stepped together
     scripted_envs: int = 16  # more games against the compiled "win_or_block" opponent
+    opening_plies: int = 4  # each game starts after 0 to this many random moves
     n_steps: int = 64
     batch_size: int = 1024
     n_epochs: int = 4
@@ -90,7 +91,13 @@ def save(model: MaskablePPO, args: Args, observation: str) -> Path:
     save_policy(model.policy, checkpoint, GAME, {}, observation, args.features, args.net_arch)
     line = f"{model.num_timesteps} steps {time.strftime('%H:%M:%S')}"
     if args.eval_games:
-        result = play_match(GAME, PPOAgent(str(checkpoint)), RandomAgent(0), games=args.eval_games)
+        result = play_match(
+            GAME,
+            PPOAgent(str(checkpoint)),
+            RandomAgent(0),
+            games=args.eval_games,
+            opening_plies=args.opening_plies,
+        )
         line += f" score vs random {result.score:.3f}"
     with open(out / "progress.txt", "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
@@ -99,13 +106,10 @@ def save(model: MaskablePPO, args: Args, observation: str) -> Path:
 
 
 def make_env(args: Args, pool: PolicyPool, observation: str) -> VecMonitor:
-    parts = [BoardVectorEnv(GAME, args.num_envs, opponent=pool.opponent(), observation=observation)]
+    common = {"observation": observation, "opening_plies": args.opening_plies}
+    parts = [BoardVectorEnv(GAME, args.num_envs, opponent=pool.opponent(), **common)]
     if args.scripted_envs:
-        parts.append(
-            BoardVectorEnv(
-                GAME, args.scripted_envs, opponent="win_or_block", observation=observation
-            )
-        )
+        parts.append(BoardVectorEnv(GAME, args.scripted_envs, opponent="win_or_block", **common))
     return VecMonitor(SB3VecEnv(parts))
 
 

@@ -28,6 +28,8 @@ def masked_random(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
         ("nim", "random", {"heaps": (3, 4, 5), "max_take": None}),  # no observe kernel
         ("othello", "random", {"board_size": 6}),
         ("tictactoe", "alphabeta:depth=2", {}),  # called per env, not compiled
+        ("connect_four", "win_or_block", {"opening_plies": 6}),
+        ("tictactoe", "random", {"opening_plies": 8}),  # openings that would end the game
     ],
 )
 def test_the_vector_env_plays_the_games_of_n_single_envs(game, opponent, options):
@@ -108,6 +110,22 @@ def test_ten_thousand_masked_random_steps_through_subproc_vec_env_are_never_ille
             assert not any(info.get("illegal_action") for info in infos)
     finally:
         venv.close()
+
+
+def test_random_openings_vary_in_length_and_never_end_the_game():
+    """tic-tac-toe with up to 8 random plies: many openings would end the game (a five-ply
+    line can win, and the random reply to an 8-ply one fills the board); each game still
+    starts in progress with the learner to move, and every stone count from 0 to 8 occurs."""
+    venv = BoardVectorEnv("tictactoe", num_envs=400, opening_plies=8, opponent="random")
+    obs, info = venv.reset(seed=3)
+    stones = obs[..., :2].sum(axis=(1, 2, 3)).astype(int)  # the two sides' mark planes
+    legal = info["action_mask"].sum(axis=1)
+    assert (legal > 0).all() and (legal + stones == 9).all()
+    assert set(stones.tolist()) == set(range(9))
+    with pytest.raises(InvalidOptionError, match="opening_plies"):
+        BoardVectorEnv("tictactoe", opening_plies=-1)
+    with pytest.raises(InvalidOptionError, match="opening_plies"):
+        SingleAgentEnv("tictactoe", opening_plies=2.5)
 
 
 def test_illegal_actions_lose_or_raise():

@@ -38,6 +38,7 @@ class BatchKernels(NamedTuple):
     """The compiled functions of one game class (see :func:`batch_kernels`)."""
 
     opponent_action: Any
+    random_opening: Any
     step: Any
     reset: Any
     rewards: Any
@@ -109,6 +110,22 @@ def _build(legal_mask_kernel, apply_kernel, observe_kernel) -> BatchKernels:  # 
         return order[0]
 
     @njit
+    def random_opening(state, max_plies, rng, mask, after, moves):
+        """Play a uniformly drawn number (0 to ``max_plies``) of uniformly random legal moves
+        on ``state`` in place, stopping short of any move that would end the game; the moves
+        go to ``moves``, their count is returned."""
+        plies = below(rng, max_plies + 1) if max_plies > 0 else 0
+        for k in range(plies):
+            after[:] = state
+            move = choose_true(rng, mask, legal_mask_kernel(state, mask))
+            apply_kernel(after, move)
+            if after[OUTCOME] != ONGOING:
+                return k
+            state[:] = after
+            moves[k] = move
+        return plies
+
+    @njit
     def opponent_action(state, kind, rng, mask, order, after, scratch):
         """The compiled opponent's move in ``state`` (``kind`` RANDOM or WIN_OR_BLOCK)."""
         if kind == RANDOM:
@@ -144,21 +161,28 @@ def _build(legal_mask_kernel, apply_kernel, observe_kernel) -> BatchKernels:  # 
                 reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
 
     @njit
-    def reset(states, initial, which, seats, random_seat, kind, rngs, num_actions):
+    def reset(states, initial, which, seats, random_seat, opening_plies, kind, rngs, num_actions):
         """Restart the envs with ``which[i]``: the initial state, a seat drawn when
-        ``random_seat``, and the compiled opponent's first moves when it starts."""
+        ``random_seat``, a random opening of up to ``opening_plies`` moves, and the compiled
+        opponent's first moves when it is to move (from the initial position instead, if its
+        reply to the opening ends the game)."""
         mask = np.empty(num_actions, np.bool_)
         order = np.empty(num_actions, np.int64)
         after = np.empty_like(initial)
         scratch = np.empty_like(initial)
+        moves = np.empty(max(opening_plies, 1), np.int64)
         for i in range(states.shape[0]):
             if not which[i]:
                 continue
             states[i] = initial
             if random_seat:
                 seats[i] = below(rngs[i], 2)
+            random_opening(states[i], opening_plies, rngs[i], mask, after, moves)
             if kind != EXTERNAL:
                 reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
+                if states[i][OUTCOME] != ONGOING:  # the reply to the opening ended the game
+                    states[i] = initial
+                    reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
 
     @njit
     def rewards(states, seats, illegal, out_rewards, out_terminated):
@@ -189,4 +213,4 @@ def _build(legal_mask_kernel, apply_kernel, observe_kernel) -> BatchKernels:  # 
             for i in range(states.shape[0]):
                 observe_kernel(states[i], seats[i], out[i])
 
-    return BatchKernels(opponent_action, step, reset, rewards, masks, observe)
+    return BatchKernels(opponent_action, random_opening, step, reset, rewards, masks, observe)

@@ -21,13 +21,23 @@ import numpy as np
 from boardzoo.envs import make_env
 from boardzoo.envs.aec import AGENTS
 from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.rl.kernels import batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
 from boardzoo.rng import below, make_rng
 
-__all__ = ["SingleAgentEnv", "check_seat", "check_illegal_action"]
+__all__ = ["SingleAgentEnv", "check_seat", "check_illegal_action", "check_opening_plies"]
 
 _ILLEGAL_MODES = ("lose", "raise")
+
+
+def check_opening_plies(plies: Any) -> None:
+    """Raise InvalidOptionError unless ``plies`` is an integer >= 0."""
+    if isinstance(plies, bool) or not isinstance(plies, (int, np.integer)) or plies < 0:
+        raise InvalidOptionError(
+            f"opening_plies={plies!r} is not allowed; use an integer >= 0 (the most random "
+            "moves played at each reset; 0: every game starts from the initial position)"
+        )
 
 
 def check_seat(seat: Any) -> None:
@@ -49,6 +59,9 @@ class SingleAgentEnv(gym.Env):
 
     ``seat``: 0 (moves first), 1, or "random" (drawn at each reset). ``observation``:
     "planes" (float32 (H, W, C), the default) or "flat" (float32 vector, for MlpPolicy).
+    ``opening_plies``: each reset plays a uniformly drawn number (0 to ``opening_plies``) of
+    uniformly random moves first, for both sides (never one that ends the game), so that a
+    learner sees varied positions and not only its own lines from the initial position.
     ``opponent``: see :func:`boardzoo.rl.opponents.resolve_opponent`.
     """
 
@@ -62,10 +75,13 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
         illegal_action: str = "lose",
         observation: str = "planes",
+        opening_plies: int = 0,
         **options: Any,
     ):
         check_seat(seat)
         check_illegal_action(illegal_action)
+        check_opening_plies(opening_plies)
+        self.opening_plies = int(opening_plies)
         self.aec_env = make_env(
             game, render_mode=render_mode, illegal_action=illegal_action, **options
         )
@@ -92,8 +108,14 @@ class SingleAgentEnv(gym.Env):
             self._reseed_opponent(seed)
         if self._seat_spec == "random":
             self.seat = int(below(self._rng, 2))
+        opening = self.opening_plies > 0 and not options
+        if opening:
+            options = {"moves": self._random_opening()}
         self.aec_env.reset(seed=seed, options=options)
         self._let_opponent_move()
+        if opening and self._done():  # the reply to the opening ended the game: start over
+            self.aec_env.reset(seed=seed)
+            self._let_opponent_move()
         return self._observation(), self._info()
 
     def step(self, action: Any):
@@ -116,6 +138,17 @@ class SingleAgentEnv(gym.Env):
 
     def close(self) -> None:
         self.aec_env.close()
+
+    def _random_opening(self) -> list[int]:
+        """The moves of a random opening, drawn from the env's generator as the vector env
+        draws them."""
+        state = self.game.initial_state()
+        mask = np.empty(self.game.num_actions, np.bool_)
+        moves = np.empty(self.opening_plies, np.int64)
+        count = batch_kernels(self.game).random_opening(
+            state, self.opening_plies, self._rng, mask, np.empty_like(state), moves
+        )
+        return [int(m) for m in moves[:count]]
 
     def _reseed_opponent(self, seed: int) -> None:
         if isinstance(self._opponent_spec, (str, dict)):

@@ -31,7 +31,7 @@ from boardzoo.errors import InvalidOptionError
 from boardzoo.rl.kernels import EXTERNAL, batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
-from boardzoo.rl.single import check_illegal_action, check_seat
+from boardzoo.rl.single import check_illegal_action, check_opening_plies, check_seat
 from boardzoo.rng import make_rng
 
 __all__ = ["BoardVectorEnv"]
@@ -51,6 +51,7 @@ class BoardVectorEnv(VectorEnv):
         illegal_action: str = "lose",
         observation: str = "planes",
         render_mode: str | None = None,
+        opening_plies: int = 0,
         **options: Any,
     ):
         if (
@@ -65,6 +66,8 @@ class BoardVectorEnv(VectorEnv):
             )
         check_seat(seat)
         check_illegal_action(illegal_action)
+        check_opening_plies(opening_plies)
+        self.opening_plies = int(opening_plies)
         self.game = make_game(game, **options)
         self.game_name, self.game_options = game, options
         self.num_envs = int(num_envs)
@@ -186,12 +189,17 @@ class BoardVectorEnv(VectorEnv):
             which,
             self._seats,
             self._random_seat,
+            self.opening_plies,
             self._kind,
             self._rngs,
             self.game.num_actions,
         )
         if self._kind == EXTERNAL:
             self._external_replies(which)
+            over = which & (self._states[:, OUTCOME] != 0)  # the reply ended the opening game
+            if over.any():
+                self._states[over] = self._initial
+                self._external_replies(over)
 
     def _check_actions(self, actions: np.ndarray, active: np.ndarray) -> None:
         self._kernels.masks(self._states, self._done, self._masks)

@@ -102,7 +102,9 @@ def test_a_supervised_warm_start_teaches_the_network(tmp_path):
     assert share_preserving(network_choices(net, game, states), good) >= 0.85
     rows = (tmp_path / "warm" / "log.csv").read_text().splitlines()
     assert rows[1].startswith("0,300,")  # iteration 0: the warm start, 300 steps
-    assert run.step == 300  # (iteration 1 had too few positions for a minibatch)
+    # the labels seed the replay window: iteration 1 trains on them and its two games
+    assert len(log) == 1 and log[0]["replay"] == len(states) + log[0]["positions"]
+    assert run.step == 301
 
 
 def test_a_supervised_only_run_decays_its_learning_rate_over_its_steps(tmp_path):

@@ -128,13 +128,15 @@ def _train(game: str, config: TrainConfig, out: Path, resume: bool, sink: GameSi
     iteration, elapsed, best_step = 0, 0.0, 0
     if resume and (out / "state.pt").exists():  # (killed before its first save: start over)
         iteration, elapsed, best_step = _load_state(out / "state.pt", learner, best)
+    labelled = _labelled_positions(rules, config)
     replay = ReplayBuffer(rules, config.replay_window)
+    replay.add_positions(labelled[-config.replay_window:])  # self-play pushes them out
     for it in range(1, iteration + 1):
         _add_iteration(replay, sink, _tasks(config, it))
     log = _read_log(out / "log.csv")
     writer = _tensorboard(out)
-    if config.from_records and iteration == 0 and not log:
-        log.append(_warm_start(rules, config, learner, out, best))
+    if labelled and iteration == 0 and not log:
+        log.append(_warm_start(rules, config, learner, labelled, out, best))
         best_step = learner.step
     started = time.monotonic() - elapsed
     with _progress_bar(progress, config) as bar:
@@ -237,14 +239,19 @@ def _self_play(pool: WorkerPool, net: AlphaZeroNet, config: TrainConfig,
 _WARM_CHUNK = 25  # supervised steps between learning-rate updates of a supervised-only run
 
 
-def _warm_start(rules: Game, config: TrainConfig, learner: Learner, out: Path,
-                best: AlphaZeroNet | None) -> dict:
-    """AlphaGo's first stage: supervised training on labelled positions (augmented), logged
-    as iteration 0 and saved, so a resumed run does not repeat it. With ``iterations=0`` the
-    warm start is the whole run and the learning-rate schedule decays over its steps."""
+def _labelled_positions(rules: Game, config: TrainConfig) -> list:
+    """The positions of ``config.from_records`` (none without it)."""
     from boardzoo.training.labels import load_labelled
 
-    positions = load_labelled(str(config.from_records), rules)
+    return load_labelled(str(config.from_records), rules) if config.from_records else []
+
+
+def _warm_start(rules: Game, config: TrainConfig, learner: Learner, positions: list,
+                out: Path, best: AlphaZeroNet | None) -> dict:
+    """AlphaGo's first stage: supervised training on the labelled ``positions`` (augmented),
+    logged as iteration 0 and saved, so a resumed run does not repeat it. With
+    ``iterations=0`` the warm start is the whole run and the learning-rate schedule decays
+    over its steps."""
     buffer = ReplayBuffer(rules, max(len(positions), config.batch_size))
     buffer.add_positions(positions)
     steps = config.supervised_steps or max(1, math.ceil(4 * len(positions) / config.batch_size))

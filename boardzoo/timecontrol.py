@@ -355,6 +355,15 @@ class SearchDeadlines:
         budget = move_budget(view, moves_left)
         return cls(start + budget.target, start + budget.maximum, True)
 
+    @classmethod
+    def for_move(cls, start: float, view: ClockView, game: Any, state: Any,
+                 cap: float | None = None) -> SearchDeadlines:
+        """A move's deadlines from the clock and the per-game model of the moves left
+        (:func:`estimated_moves_left`), none later than ``cap`` seconds after ``start`` (an
+        explicit per-move limit) when given."""
+        deadlines = cls.for_clock(start, view, estimated_moves_left(game, state))
+        return deadlines if cap is None else deadlines.capped(start + cap)
+
     @property
     def timed(self) -> bool:
         return math.isfinite(self.maximum)

@@ -67,7 +67,7 @@ from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge import GameKnowledge, solve_if_affordable
 from boardzoo.knowledge.base import load_solver
 from boardzoo.rng import scramble
-from boardzoo.timecontrol import ClockView, SearchDeadlines, estimated_moves_left
+from boardzoo.timecontrol import ClockView, SearchDeadlines
 from boardzoo.wrappers.model import EnvModel
 
 __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
@@ -506,7 +506,9 @@ class AlphaBetaAgent(SearchingAgent):
                 f"AlphaBetaAgent cannot move: the {game.name} game is already over"
             )
         knowledge = game.knowledge
-        deadlines = None if clock is None else self._clock_deadlines(game, state, clock, entered)
+        cap = None if self._default_budget else self.time_limit  # a clock replaces the default
+        deadlines = None if clock is None else SearchDeadlines.for_move(entered, clock, game,
+                                                                         state, cap)
         legal = np.flatnonzero(model.legal_mask(state))
         if deadlines is not None and legal.size == 1:
             forced = SearchResult(int(legal[0]), 0.0, False, 0, 0, 0.0, [int(legal[0])])
@@ -523,15 +525,6 @@ class AlphaBetaAgent(SearchingAgent):
         return self._finish(model, result)
 
     # ------------------------------------------------------------------ internals
-    def _clock_deadlines(
-        self, game: Game, state: np.ndarray, clock: ClockView, entered: float
-    ) -> SearchDeadlines:
-        """This move's deadlines from the clock, never past an explicit ``time_limit``."""
-        deadlines = SearchDeadlines.for_clock(entered, clock, estimated_moves_left(game, state))
-        if self.time_limit is not None and not self._default_budget:
-            deadlines = deadlines.capped(entered + self.time_limit)
-        return deadlines
-
     def _solver_budget(self, deadlines: SearchDeadlines | None) -> float | None:
         """Seconds an exact solver attempt may take: its share of the move's time, under a
         clock of the move's maximum (an exact answer is worth the stretch); None without a

@@ -65,10 +65,8 @@ from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge.base import load_solver, solve_if_affordable
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import (
-    DEFAULT_MOVES_LEFT,
     ClockView,
     SearchDeadlines,
-    estimated_moves_left,
 )
 from boardzoo.wrappers.model import EnvModel, Evaluator, GameModel
 
@@ -327,7 +325,9 @@ class MCTSAgent(SearchingAgent):
         if model.is_terminal(root):
             raise GameOverError("MCTSAgent cannot search a finished game")
         self.settings = self.settings_for(model.game.name if model.game else None)
-        deadlines = None if clock is None else self._clock_deadlines(model, root, clock, entered)
+        deadlines = None if clock is None else SearchDeadlines.for_move(
+            entered, clock, model.game if isinstance(model, GameModel) else None, root,
+            self.time_limit)
         if deadlines is not None and _single_legal_move(model, root):
             return self._finish(model, root, self._forced_result(model, root))
         solved = self._exact_solution(model, root, deadlines)
@@ -378,18 +378,6 @@ class MCTSAgent(SearchingAgent):
             self._settings[game_name] = Settings(chosen["selection"], chosen["rollout"],
                                                  chosen["evaluator"], c, cfg)
         return self._settings[game_name]
-
-    def _clock_deadlines(
-        self, model: EnvModel, root: Any, clock: ClockView, entered: float
-    ) -> SearchDeadlines:
-        """This move's deadlines from the clock (per-game model of the moves left), never
-        past an explicit ``time_limit``."""
-        game = model.game if isinstance(model, GameModel) else None
-        moves_left = DEFAULT_MOVES_LEFT if game is None else estimated_moves_left(game, root)
-        deadlines = SearchDeadlines.for_clock(entered, clock, moves_left)
-        if self.time_limit is not None:
-            deadlines = deadlines.capped(entered + self.time_limit)
-        return deadlines
 
     def _simulation_budget(self, clock: ClockView | None) -> int:
         """Simulations this search may run: ``simulations``, unless it is only the default

@@ -3,6 +3,7 @@ of training data (mirror images too), and labelled positions that teach the netw
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -81,6 +82,13 @@ def test_malformed_label_files_name_the_line(tmp_path):
     bad.write_text('{"position": "XX.OO....", "policy": {"2": 1}, "value": 3}\n')
     with pytest.raises(CheckpointError, match="outside"):
         load_labelled(bad, game)
+    packed = tmp_path / "labels.jsonl.gz"
+    packed.write_bytes(b"not gzip at all")
+    with pytest.raises(CheckpointError, match="not a labelled-position"):
+        load_labelled(packed, game)
+    packed.write_bytes(gzip.compress(bad.read_bytes()))  # compressed: read the same way
+    with pytest.raises(CheckpointError, match="outside"):
+        load_labelled(packed, game)
 
 
 def test_a_supervised_warm_start_teaches_the_network(tmp_path):

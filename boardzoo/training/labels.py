@@ -1,7 +1,8 @@
 """Labelled positions: the data of AlphaGo-style supervised warm starts, and the Connect Four
 solver as a labeller.
 
-A labelled-position file is JSON Lines, one position per line::
+A labelled-position file is JSON Lines, one position per line (gzip-compressed when its name
+ends in ``.gz``)::
 
     {"position": "4453", "policy": {"2": 0.5, "4": 0.5}, "value": 1.0}
 
@@ -17,7 +18,9 @@ back in), and the labeller skips every key it is given to exclude.
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -49,15 +52,7 @@ def canonical_key(game: Game, state: np.ndarray) -> bytes:
 def load_labelled(path: str | Path, game: Game) -> list[tuple]:
     """The training positions (planes, mask, pi, z) of a labelled-position file."""
     out = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise CheckpointError(f"labelled positions {str(path)!r} do not exist") from None
-    except UnicodeDecodeError:
-        raise CheckpointError(
-            f"{str(path)!r} is not a labelled-position (JSON Lines) file"
-        ) from None
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(_label_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -65,6 +60,21 @@ def load_labelled(path: str | Path, game: Game) -> list[tuple]:
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
             raise CheckpointError(f"{str(path)!r} line {number}: {err}") from None
     return out
+
+
+def _label_lines(path: str | Path) -> list[str]:
+    """The lines of a labelled-position file, gzip-compressed when its name ends in .gz."""
+    try:
+        data = Path(path).read_bytes()
+        if str(path).endswith(".gz"):
+            data = gzip.decompress(data)
+        return data.decode("utf-8").splitlines()
+    except FileNotFoundError:
+        raise CheckpointError(f"labelled positions {str(path)!r} do not exist") from None
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, zlib.error):
+        raise CheckpointError(
+            f"{str(path)!r} is not a labelled-position (JSON Lines) file"
+        ) from None
 
 
 def _position(game: Game, entry: dict[str, Any]) -> tuple:
@@ -156,10 +166,12 @@ def label_connect_four(count: int, seed: int = 0, min_stones: int = 8,
 
 
 def write_labels(labels: Iterable[dict], path: str | Path) -> int:
-    """Write labels as JSON Lines (atomically); returns how many."""
+    """Write labels as JSON Lines (atomically; gzip-compressed if ``path`` ends in .gz);
+    returns how many."""
     from boardzoo.agents.alphazero.checkpoint import atomic_write_bytes
 
     rows = [json.dumps(label, sort_keys=True) for label in labels]
-    atomic_write_bytes(path, ("\n".join(rows) + "\n").encode())
+    data = ("\n".join(rows) + "\n").encode()
+    atomic_write_bytes(path, gzip.compress(data, mtime=0) if str(path).endswith(".gz") else data)
     return len(rows)
 

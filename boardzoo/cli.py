@@ -174,7 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--iterations", type=int, default=None, help="iteration budget")
     training.add_argument("--out", default=None, help="run folder (default: runs/GAME)")
     training.add_argument("--config", default=None, help="JSON or TOML file of TrainConfig options")
-    training.add_argument("--resume", default=None, metavar="DIR", help="continue the run in DIR")
+    training.add_argument(
+        "--resume", default=None, metavar="DIR",
+        help="continue the run in DIR with its saved options; those this command names "
+        "(--config's included) change them, except the network's shape, game options and seed",
+    )
     training.add_argument("--workers", type=int, default=None, help="self-play processes")
     training.add_argument("--seed", type=int, default=None)
     training.add_argument(
@@ -423,7 +427,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(1)
     _check_backend(args)
-    values = TrainConfig.from_file(args.config).to_dict() if args.config else {}
+    values = TrainConfig.read_options(args.config) if args.config else {}
     flags = {"minutes": args.minutes, "iterations": args.iterations, "workers": args.workers,
              "seed": args.seed, "from_records": args.from_records,
              "supervised_steps": args.supervised_steps}
@@ -432,13 +436,12 @@ def run_train(args: argparse.Namespace) -> int:
         values["minutes"] = None  # an iteration budget alone
     if args.option:
         values["game_options"] = {**values.get("game_options", {}), **dict(args.option)}
-    config = TrainConfig.from_dict(values)
-    resume = args.resume is not None
-    out = args.resume or args.out or f"runs/{args.game}"
-    budget_given = args.minutes is not None or args.iterations is not None
-    # a resumed run keeps its saved config; only a new budget replaces the old one
-    run = train(args.game, config if (budget_given or not resume) else None, out=out,
-                resume=resume, backend=args.backend, ray_address=args.ray_address)
+    common = {"backend": args.backend, "ray_address": args.ray_address}
+    if args.resume is not None:  # the run's saved config, with what this command names changed
+        run = train(args.game, None, out=args.resume, resume=True, changes=values, **common)
+    else:
+        run = train(args.game, TrainConfig.from_dict(values), out=args.out or f"runs/{args.game}",
+                    **common)
     print(f"{run.iteration} iterations, {run.step} training steps, {run.games} games stored; "
           f"checkpoint {run.checkpoint}, curve {run.out / 'curve.png'}")
     return 0

@@ -227,6 +227,35 @@ def test_a_run_folder_from_before_the_store_resumes_from_its_game_files(tmp_path
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
+def test_a_resumed_run_takes_changed_options_but_not_a_new_network(tmp_path, capsys):
+    """A supervised-then-self-play recipe in two commands: the second resumes the first with
+    a new learning rate and budget from a config file; the change is saved for later resumes,
+    and changing the network's shape is refused in one clear line."""
+    out = tmp_path / "run"
+    train("tictactoe", TrainConfig(**{**TINY, "iterations": 1}), out=out, progress=False)
+    stage2 = tmp_path / "stage2.json"
+    stage2.write_text(json.dumps({"iterations": 2, "learning_rate": 3e-4,
+                                  "lr_schedule": "constant"}))
+    assert cli_main(["train", "tictactoe", "--resume", str(out), "--config", str(stage2)]) == 0
+    saved = json.loads((out / "config.json").read_text())
+    assert (saved["iterations"], saved["learning_rate"], saved["lr_schedule"]) == (2, 3e-4,
+                                                                                 "constant")
+    assert saved["blocks"] == TINY["blocks"]  # what the file does not name is kept
+    header, *rows = (out / "log.csv").read_text().splitlines()
+    lrs = [float(r.split(",")[header.split(",").index("lr")]) for r in rows]
+    assert len(rows) == 2 and lrs[1] == pytest.approx(3e-4) != lrs[0]
+    capsys.readouterr()
+    assert cli_main(["train", "tictactoe", "--resume", str(out), "--config", str(stage2),
+                     "--seed", "5"]) == 2
+    assert "cannot change seed" in capsys.readouterr().err
+    with pytest.raises(InvalidOptionError, match="cannot change blocks, channels"):
+        train("tictactoe", out=out, resume=True, progress=False,
+              changes={"blocks": 3, "channels": 16, "iterations": 3})
+    with pytest.raises(InvalidOptionError, match="unknown training option 'learning_rat'"):
+        train("tictactoe", out=out, resume=True, progress=False, changes={"learning_rat": 1})
+    assert json.loads((out / "config.json").read_text()) == saved  # refused: unchanged
+
+
 @pytest.mark.slow
 def test_kill_9_mid_iteration_then_resume(tmp_path):
     """A real ``boardzoo train`` process killed with SIGKILL while it plays, then resumed."""

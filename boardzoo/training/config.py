@@ -126,6 +126,11 @@ class TrainConfig:
     @classmethod
     def from_file(cls, path: str | Path) -> TrainConfig:
         """Read a ``.json`` or ``.toml`` file (data only: nothing in it is executed)."""
+        return cls.from_dict(cls.read_options(path), source=str(path))
+
+    @classmethod
+    def read_options(cls, path: str | Path) -> dict[str, Any]:
+        """The options a ``.json`` or ``.toml`` file names (checked, not filled in)."""
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
@@ -136,4 +141,5 @@ class TrainConfig:
             raise CheckpointError(f"config file {str(path)!r} is not valid: {err}") from None
         if not isinstance(values, dict):
             raise CheckpointError(f"config file {str(path)!r} must hold a table of options")
-        return cls.from_dict(values, source=str(path))
+        cls.from_dict(values, source=str(path))
+        return values

@@ -25,7 +25,7 @@ import csv
 import json
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -85,16 +85,19 @@ def train(
     on_iteration: Callable[[dict[str, Any]], None] | None = None,
     backend: str | Executor = "local",
     ray_address: str | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> TrainRun:
     """Train an AlphaZero network for ``game`` (module docstring). With ``resume``, ``out``
     must hold an earlier run of the same game; its config is kept except the budget
-    (``minutes``/``iterations``), taken from ``config`` when given. ``on_iteration`` is
+    (``minutes``/``iterations``), taken from ``config`` when given, and the options in
+    ``changes`` (e.g. a new learning rate for self-play after a supervised-only run; not the
+    network's shape, the game's options or the seed), saved as the run's config. ``on_iteration`` is
     called with each iteration's log row. Self-play runs on ``backend``: ``"local"``
     (``config.workers`` processes), ``"ray"`` (``config.workers`` Ray actors, on the cluster
     at ``ray_address`` or a local instance) or an :class:`~boardzoo.executor.Executor`
     (its workers; the caller closes it); games are stored here, by this process."""
     out = Path(out or f"runs/{game}")
-    config = _resolve_config(game, config, out, resume)
+    config = _resolve_config(game, config, out, resume, changes or {})
     with contextlib.ExitStack() as stack:
         if sink is None:
             sink = stack.enter_context(run_games(out))
@@ -338,8 +341,14 @@ def _import_game_folder(folder: Path, sink: GameSink) -> None:
     folder.rename(folder.with_name(folder.name + ".imported"))
 
 
-def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bool):
+FIXED_ON_RESUME = ("blocks", "channels", "game_options", "seed")
+
+
+def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bool,
+                    changes: Mapping[str, Any]):
     saved = out / "config.json"
+    if changes and not resume:
+        raise InvalidOptionError("changes apply to a resumed run; give a config instead")
     if resume:
         if not saved.exists():
             raise CheckpointError(f"--resume {str(out)!r}: no training run there (config.json)")
@@ -350,6 +359,8 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
         if values.pop("game", game) != game:
             raise CheckpointError(f"{str(out)!r} holds a run of another game, not {game!r}")
         previous = TrainConfig.from_dict(values, source=str(saved))
+        if changes:
+            previous = _changed_config(game, previous, changes, saved)
         if config is None:
             return previous
         return replace(previous, **{k: getattr(config, k) for k in BUDGET_FIELDS})
@@ -360,6 +371,21 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
             "or choose another --out"
         )
     out.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(saved, json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
+    return config
+
+
+def _changed_config(game: str, previous: TrainConfig, changes: Mapping[str, Any],
+                    saved: Path) -> TrainConfig:
+    """``previous`` with ``changes`` applied (checked), written to ``saved``."""
+    values = previous.to_dict()
+    fixed = sorted(k for k in FIXED_ON_RESUME if k in changes and changes[k] != values[k])
+    if fixed:
+        raise InvalidOptionError(
+            f"a resumed run cannot change {', '.join(fixed)} (the network and its games are "
+            "fixed); start a new run with --out"
+        )
+    config = TrainConfig.from_dict({**values, **changes}, source="the changed options")
     atomic_write_bytes(saved, json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
     return config
 

@@ -18,7 +18,8 @@ from boardzoo.errors import BoardzooError
 
 DEFAULT_GAME = "connect_four"
 DEFAULT_ARENA_AGENTS = (
-    "random alphabeta:time_limit=0.05 mcts:simulations=1000 mcts:simulations=10000"
+    "random ppo:checkpoint=connect_four alphabeta:time_limit=0.05 mcts:simulations=1000 "
+    "mcts:simulations=10000 alphazero:checkpoint=connect_four,simulations=200"
 )
 
 
@@ -207,6 +208,11 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--best-move-prob", type=float, default=0.5,
                        help="chance of an optimal move (else random) after that")
     label.add_argument("--exclude", action="append", default=[], metavar="FILE")
+    label.add_argument("--max-nodes", type=int, default=None,
+                       help="solver nodes per move before a position is skipped (default "
+                       "20,000,000, about 2 s: the same labels on any machine)")
+    label.add_argument("--time-limit", type=float, default=None,
+                       help="seconds per move instead of a node budget (machine-dependent)")
 
     gtp = commands.add_parser(
         "gtp",
@@ -452,14 +458,26 @@ def run_label(args: argparse.Namespace) -> int:
 
     from boardzoo.envs import make_game
     from boardzoo.errors import InvalidOptionError
-    from boardzoo.training.labels import label_connect_four, pons_keys, write_labels
+    from boardzoo.training.labels import (
+        LABEL_MAX_NODES,
+        label_connect_four,
+        pons_keys,
+        write_labels,
+    )
 
     if args.positions < 1 or not 4 <= args.min_stones <= 40 or not 0 <= args.best_move_prob <= 1:
         raise InvalidOptionError(
             "--positions must be >= 1, --min-stones in 4..40, --best-move-prob in 0..1")
+    if (args.max_nodes is not None and args.max_nodes < 1) or (
+            args.time_limit is not None and args.time_limit <= 0):
+        raise InvalidOptionError("--max-nodes must be >= 1 and --time-limit > 0")
+    if args.max_nodes is not None and args.time_limit is not None:
+        raise InvalidOptionError("give --max-nodes or --time-limit, not both")
+    budget = ({"time_limit": args.time_limit, "max_nodes": None} if args.time_limit
+              else {"max_nodes": args.max_nodes or LABEL_MAX_NODES})
     exclude = pons_keys(make_game("connect_four"), args.exclude)
     labels = label_connect_four(args.positions, args.seed, args.min_stones, exclude,
-                                best_move_prob=args.best_move_prob)
+                                best_move_prob=args.best_move_prob, **budget)
     count = write_labels(track(labels, total=args.positions, description="solving"), args.out)
     print(f"{count} labelled positions in {args.out} ({len(exclude)} excluded positions)")
     return 0

@@ -72,6 +72,21 @@ def test_labels_keep_every_test_position_out_mirror_images_included(tmp_path):
     assert not {canonical_key(game, game.parse_position(r["position"])) for r in again} & keys
 
 
+def test_the_labellers_node_budget_skips_hard_positions_the_same_way_everywhere():
+    """A node budget (not a time limit) decides which positions are too hard to label: the
+    same seed gives the same labels however busy the machine is; with a tiny budget the
+    early (hard) positions are skipped and played through, later ones still labelled."""
+    def stones(max_nodes):
+        return [len(r["position"])
+                for r in label_connect_four(12, seed=4, min_stones=12, max_nodes=max_nodes)]
+
+    full = stones(20_000_000)
+    assert full == list(range(12, 24))  # one game, every position from 12 stones labelled
+    tiny = stones(2_000)
+    assert tiny == stones(2_000) and len(tiny) == 12
+    assert 12 not in tiny and max(tiny) > max(full)  # skipped ones played through
+
+
 def test_malformed_label_files_name_the_line(tmp_path):
     game = make_game("tictactoe")
     bad = tmp_path / "bad.jsonl"
@@ -143,3 +158,21 @@ def _tictactoe_labels(game, folder):
         "policy": {str(a): 1 / len(g) for a in g},
         "value": values[game.position(s)]}) for s, g in zip(states, good, strict=True)))
     return labels
+
+
+SHIPPED_LABELS = Path(__file__).parents[1] / "docs" / "model-cards" / "connect_four-labels.jsonl.gz"
+
+
+def test_the_shipped_networks_labels_hold_no_test_position_and_agree_with_the_solver():
+    """The labels the shipped Connect Four network was trained on (its model card): no
+    position of Pons' six sets or the 200 public ones, mirror images and transpositions
+    included; and a sample of their late positions re-solved gives the same labels."""
+    game = make_game("connect_four")
+    rows = [json.loads(line) for line in gzip.decompress(SHIPPED_LABELS.read_bytes()).splitlines()]
+    keys = {canonical_key(game, game.parse_position(r["position"])) for r in rows}
+    assert len(rows) == len(load_labelled(SHIPPED_LABELS, game)) > 20_000
+    assert not keys & pons_keys(game, TEST_SETS)
+    late = [r for r in rows if len(r["position"]) >= 18]
+    for row in np.random.default_rng(0).choice(late, size=40, replace=False):
+        again = solver_label(game, game.parse_position(row["position"]), solve, None)
+        assert again == row, row["position"]

@@ -97,9 +97,10 @@ def _position(game: Game, entry: dict[str, Any]) -> tuple:
     return game.observe(state, seat), mask, pi / pi.sum(), value
 
 
-def solver_label(game: Game, state: np.ndarray, solve, time_limit: float | None) -> dict | None:
-    """The label of one position by an exact solver ``solve(state, time_limit)`` (a
-    :class:`~boardzoo.knowledge.Solution` or None): every strictly optimal move equally
+def solver_label(game: Game, state: np.ndarray, solve, time_limit: float | None = None,
+                 max_nodes: int | None = None) -> dict | None:
+    """The label of one position by an exact solver ``solve(state, time_limit, max_nodes)``
+    (a :class:`~boardzoo.knowledge.Solution` or None): every strictly optimal move equally
     likely, and the sign of the exact value; None when a solve runs out of budget."""
     scores = {}
     for action in game.legal_actions(state):
@@ -107,7 +108,7 @@ def solver_label(game: Game, state: np.ndarray, solve, time_limit: float | None)
         if game.is_terminal(child):
             scores[action] = float(game.returns(child)[game.to_play(state)]) * 1000
             continue
-        solution = solve(child, time_limit)
+        solution = solve(child, time_limit, max_nodes)
         if solution is None:
             return None
         same_mover = game.to_play(child) == game.to_play(state)
@@ -128,16 +129,23 @@ def pons_keys(game: Game, paths: Iterable[str | Path]) -> set[bytes]:
     return keys
 
 
+LABEL_MAX_NODES = 20_000_000
+"""The labeller's default budget per solve: about 2 s on one core here. A node budget, not a
+time limit, so that a seed gives the same labels on any machine under any load."""
+
+
 def label_connect_four(count: int, seed: int = 0, min_stones: int = 8,
-                       exclude: set[bytes] | None = None, time_limit: float | None = 2.0,
-                       best_move_prob: float = 0.5) -> Iterator[dict]:
+                       exclude: set[bytes] | None = None, time_limit: float | None = None,
+                       best_move_prob: float = 0.5,
+                       max_nodes: int | None = LABEL_MAX_NODES) -> Iterator[dict]:
     """``count`` labelled 6x7 Connect Four positions from boardzoo's own games: random moves up
     to ``min_stones`` stones, then a strictly optimal move with probability ``best_move_prob``
     (a random move otherwise), so the positions are those of strong and of weak play alike.
     Every position from ``min_stones`` on is solved exactly (each move's value) and labelled,
     except positions (or their mirror images) in ``exclude``, positions seen before and
-    positions the solver cannot settle within ``time_limit`` per move: those are played
-    through with a random move."""
+    positions the solver cannot settle within its budget per move (``max_nodes``, or
+    ``time_limit`` seconds, which makes the labels depend on the machine's speed): those are
+    played through with a random move."""
     from boardzoo.envs import make_game
     from boardzoo.knowledge.connect_four import Solver
 
@@ -154,7 +162,7 @@ def label_connect_four(count: int, seed: int = 0, min_stones: int = 8,
             state = game.step(state, int(rng.choice(game.legal_actions(state))))
         while made < count and not game.is_terminal(state):
             key = canonical_key(game, state)
-            label = None if key in seen else solver_label(game, state, solve, time_limit)
+            label = None if key in seen else solver_label(game, state, solve, time_limit, max_nodes)
             moves = game.legal_actions(state)
             if label is not None:
                 seen.add(key)

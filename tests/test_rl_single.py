@@ -29,6 +29,8 @@ OPPONENTS = [
     "win_or_block",
     {"name": "alphabeta", "depth": 2},
     "mcts:simulations=16",
+    "alphazero:checkpoint=tictactoe,simulations=8",  # the shipped networks as opponents
+    "ppo:checkpoint=tictactoe",
     RandomAgent(0),
 ]
 

@@ -492,6 +492,9 @@ def _plot_curve(log: list[dict[str, Any]], game: str, path: Path) -> None:
     left.set(xlabel="training step", ylabel="Elo difference", title=f"{game}: strength")
     if left.lines:
         left.legend(fontsize=8)
+    else:  # say why the panel is empty rather than leave a blank frame
+        left.text(0.5, 0.5, "no strength measurements in this run\n(eval_every = 0)",
+                  ha="center", va="center", transform=left.transAxes, color="gray")
     for key in ("loss", "value_loss", "policy_loss"):
         if any(key in row for row in log):
             right.plot(steps, [row.get(key, float("nan")) for row in log], label=key)

@@ -30,4 +30,10 @@ az = AlphaZeroAgent.from_checkpoint("tictactoe", simulations=50)
 ttt = make_env("tictactoe")
 ttt.reset(options={"position": "XX.OO...."})
 assert az.act(ttt) == 2, "the shipped tictactoe network misses a win in one"
+for name in ("connect_four.pt", "ppo_connect_four.pt"):
+    assert files("boardzoo").joinpath("checkpoints", name).is_file(), f"{name} is not shipped"
+c4 = make_env("connect_four")
+c4.reset(options={"position": "445566"})  # X (to move) wins at once in column 3 or 7
+c4_net = AlphaZeroAgent.from_checkpoint("connect_four", simulations=50, exact_solver=False)
+assert c4_net.act(c4) in (2, 6), "the shipped connect_four network misses a win in one"
 print("wheel smoke test ok:", boardzoo.__version__, sorted(GAMES))

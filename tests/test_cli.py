@@ -24,6 +24,24 @@ def test_arena_runs_a_tournament_and_saves_the_ratings(tmp_path, capsys):
                .read_text().splitlines()) == 4
 
 
+def test_the_main_jobs_agents_are_the_five_kinds_with_shipped_networks():
+    """`boardzoo arena` with no arguments: random, PPO, alpha-beta, MCTS and AlphaZero on
+    Connect Four, the learned ones loaded from the shipped checkpoints; each makes a legal
+    move."""
+    from boardzoo.agents import make_agent
+    from boardzoo.cli import DEFAULT_ARENA_AGENTS, DEFAULT_GAME
+    from boardzoo.envs import make_env
+
+    specs = DEFAULT_ARENA_AGENTS.split()
+    kinds = {spec.split(":")[0] for spec in specs}
+    assert DEFAULT_GAME == "connect_four"
+    assert kinds == {"random", "ppo", "alphabeta", "mcts", "alphazero"}
+    for spec in specs:
+        env = make_env(DEFAULT_GAME)
+        env.reset(seed=0)
+        assert env.legal_mask()[make_agent(spec, seed=0).act(env)], spec
+
+
 def test_play_reads_moves_until_the_game_ends(monkeypatch, capsys):
     moves = iter(["help", "zz", "b2", "a1", "c3", "a3", "c1"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(moves))

@@ -157,3 +157,12 @@ def test_the_shipped_tictactoe_policy_beats_random():
     agent = make_agent("ppo:checkpoint=tictactoe")
     result = play_match("tictactoe", agent, RandomAgent(0), games=200, seed=0, opening_plies=0)
     assert result.score >= 0.9 and agent.illegal_choices == 0
+
+
+def test_the_shipped_connect_four_policy_beats_random_after_random_openings():
+    """Issue 10's bar against random: at least 95% over 200 paired games from 4-ply random
+    openings (measured when shipped: 0.960, +192 -8). Against MCTSAgent(simulations=100,
+    exact_solver=False) it scored 0.383 over 200, below the issue's 0.5 (docs/rl.md)."""
+    agent = make_agent("ppo:checkpoint=connect_four")
+    result = play_match("connect_four", agent, RandomAgent(0), games=200, seed=0)
+    assert result.score >= 0.95 and agent.illegal_choices == 0

@@ -346,6 +346,10 @@ def test_alphazero_without_a_checkpoint_plays_the_games_shipped_network():
     env = gym.make("boardzoo/TicTacToe-v0", opponent="alphazero:simulations=20", seat=1)
     env.reset(seed=0)  # the network (X) has moved first
     assert env.unwrapped.action_masks().sum() == 8
-    c4 = gym.make("boardzoo/ConnectFour-v0", opponent="alphazero", seat=1)
-    with pytest.raises(InvalidOptionError, match="no shipped AlphaZero network.*tictactoe"):
-        c4.reset(seed=0)
+    c4 = gym.make("boardzoo/ConnectFour-v0", opponent="alphazero:simulations=20", seat=1)
+    c4.reset(seed=0)
+    assert c4.unwrapped.action_masks().sum() == 7  # one stone in: no column is full yet
+    othello = gym.make("boardzoo/Othello-v0", opponent="alphazero", seat=1, board_size=6)
+    with pytest.raises(InvalidOptionError,
+                       match="no shipped AlphaZero network.*connect_four, tictactoe"):
+        othello.reset(seed=0)

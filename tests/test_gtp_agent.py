@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from boardzoo.agents import RandomAgent
@@ -41,6 +43,17 @@ def test_gnugo_beats_random_on_9x9():
         opening_plies=0,
     )
     assert result.wins == 2
+
+
+@needs_gnugo
+def test_gnugo_plays_in_arena_worker_processes():
+    """The agents travel pickled to the workers: the engine's command line must pickle
+    (a closure did not, and --workers 2 against GNU Go failed before the first game)."""
+    result = play_match("go", GnuGoAgent(level=1), RandomAgent(0), games=2, workers=2,
+                        game_options={"board_size": 7}, opening_plies=0)
+    assert result.wins == 2
+    fixed = pickle.loads(pickle.dumps(GTPAgent(["gnugo", "--mode", "gtp"])))
+    assert fixed._command({"ko": "simple", "suicide": False}) == ["gnugo", "--mode", "gtp"]
 
 
 def test_gtp_agent_refuses_other_games():

@@ -8,6 +8,7 @@ exact position, superko history included, whatever happened in between.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from boardzoo.envs.sgf import parse_sgf
@@ -48,7 +49,7 @@ class GTPAgent:
         timeout: float | None = 60.0,
         name: str = "gtp",
     ):
-        self._command = command if callable(command) else (lambda rules, c=list(command): c)
+        self._command = command if callable(command) else FixedCommand(command)
         self.timeout = timeout
         self.name = name
         self._engine: GtpEngine | None = None
@@ -94,35 +95,44 @@ class GTPAgent:
         return f"{type(self).__name__}({self.name})"
 
 
-def gnugo_command(
-    level: int = 10, seed: int | None = None, executable: str | None = None
-) -> Callable[[dict[str, Any]], list[str]]:
+class FixedCommand:
+    """An engine command line that does not depend on the rules (a class, not a lambda, so
+    that the agent pickles into arena worker processes)."""
+
+    def __init__(self, argv: Sequence[str]):
+        self.argv = list(argv)
+
+    def __call__(self, rules: dict[str, Any]) -> list[str]:
+        return list(self.argv)
+
+
+@dataclass(frozen=True)
+class GnuGoCommand:
+    """GNU Go's command line for the env's rules (see :func:`gnugo_command`); picklable."""
+
+    path: str
+    level: int = 10
+    seed: int | None = None
+
+    def __call__(self, rules: dict[str, Any]) -> list[str]:
+        argv = [self.path, "--mode", "gtp", "--chinese-rules", "--never-resign",
+                "--capture-all-dead", "--level", str(self.level), _GNUGO_KO_FLAGS[rules["ko"]]]
+        if rules["suicide"]:
+            argv.append("--allow-all-suicide")
+        if self.seed is not None:
+            argv += ["--seed", str(self.seed)]
+        return argv
+
+
+def gnugo_command(level: int = 10, seed: int | None = None,
+                  executable: str | None = None) -> GnuGoCommand:
     """A command builder for GNU Go under Chinese (area) rules with the env's ko and suicide
     rules, never resigning, and capturing every dead stone before it passes (boardzoo scores
     Tromp-Taylor style: stones left on the board count, dead or not)."""
     path = executable or find_gnugo()
     if path is None:
         raise InvalidOptionError("GNU Go is not installed (Debian: apt-get install gnugo)")
-
-    def command(rules: dict[str, Any]) -> list[str]:
-        argv = [
-            path,
-            "--mode",
-            "gtp",
-            "--chinese-rules",
-            "--never-resign",
-            "--capture-all-dead",
-            "--level",
-            str(level),
-            _GNUGO_KO_FLAGS[rules["ko"]],
-        ]
-        if rules["suicide"]:
-            argv.append("--allow-all-suicide")
-        if seed is not None:
-            argv += ["--seed", str(seed)]
-        return argv
-
-    return command
+    return GnuGoCommand(path, level, seed)
 
 
 class GnuGoAgent(GTPAgent):

@@ -197,7 +197,8 @@ def play_timed_game(
     env = make_env(game, **dict(game_options or {}))
     env.reset(options={"moves": list(opening)})
     clock = None if control is None else GameClock(control)
-    if clock is not None:  # compilation is not the players' time
+    if clock is not None:  # compilation is not the players' time: the agents' kernels,
+        env.unwrapped.legal_mask()  # and the rules' own, which every agent's first move calls
         for agent in agents:
             if hasattr(agent, "prepare"):
                 agent.prepare(env)

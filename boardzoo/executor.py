@@ -35,8 +35,8 @@ from typing import Any
 
 from boardzoo.errors import InvalidOptionError
 
-__all__ = ["BACKENDS", "Executor", "LocalExecutor", "RayExecutor", "WorkerPool",
-           "make_executor"]
+__all__ = ["BACKENDS", "Executor", "LocalExecutor", "RayActor", "RayExecutor", "WorkerDiedError",
+           "WorkerPool", "make_executor"]
 
 BACKENDS = ("local", "ray")
 #: a Ray instance started here: its object store (weights and game records are small)
@@ -51,6 +51,10 @@ _LOCAL_RAY_ENVIRONMENT = {
 _RETRIES = 3  # a task or actor call is retried this often when its worker process dies
 
 _Shared = tuple[int, str, Any]  # (version, method name, its arguments or a handle to them)
+
+
+class WorkerDiedError(RuntimeError):
+    """A worker's process died during a call (its owner may start another and retry)."""
 
 
 class WorkerPool:
@@ -94,6 +98,15 @@ class Executor:
     def worker_pool(self, factory: Callable[[], Any]) -> WorkerPool:
         """``workers`` workers, each holding the object ``factory()`` (picklable) builds."""
         raise NotImplementedError
+
+    def gpus(self) -> int:
+        """GPUs that workers could be given (this process uses its own GPU directly)."""
+        return 0
+
+    def actor(self, factory: Callable[[], Any], gpus: int = 0) -> RayActor:
+        """One more worker, apart from the pool (the Ray backend's)."""
+        raise InvalidOptionError(f"a separate learner actor needs --backend ray, not "
+                                 f"{self.backend!r}; use learner='driver' or 'auto'")
 
     def close(self) -> None:
         """Stop everything this executor started."""
@@ -267,6 +280,15 @@ class RayExecutor(Executor):
     def worker_pool(self, factory: Callable[[], Any]) -> WorkerPool:
         return _RayWorkers(self.ray, factory, self.workers)
 
+    def gpus(self) -> int:
+        """The GPUs of the Ray cluster (0 on one without)."""
+        return int(self.ray.cluster_resources().get("GPU", 0))
+
+    def actor(self, factory: Callable[[], Any], gpus: int = 0) -> RayActor:
+        """One more worker, holding ``factory()``, that Ray places on a node with ``gpus``
+        free GPUs (the learner on a cluster's GPU node)."""
+        return RayActor(self.ray, factory, gpus)
+
     def close(self) -> None:
         if self._started:
             self.ray.shutdown()
@@ -333,6 +355,28 @@ class RayWorker:
 
     def pid(self) -> int:
         return os.getpid()
+
+
+class RayActor:
+    """One :class:`RayWorker` whose owner restarts it: Ray does not (its state lives with
+    the owner), and a call to a dead one raises :class:`WorkerDiedError`."""
+
+    def __init__(self, ray: Any, factory: Callable[[], Any], gpus: int = 0):
+        self.ray = ray
+        self.handle = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=0)(
+            RayWorker).remote(factory)
+
+    def call(self, method: str, item: Any) -> Any:
+        """``method(item)`` on the actor, waited for."""
+        from ray.exceptions import RayActorError
+
+        try:
+            return self.ray.get(self.handle.call.remote(None, method, item))
+        except RayActorError as err:
+            raise WorkerDiedError(f"the actor running {method!r} died: {err}") from None
+
+    def close(self) -> None:
+        self.ray.kill(self.handle)
 
 
 class _RayWorkers(WorkerPool):

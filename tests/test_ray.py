@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -133,6 +134,42 @@ def test_a_self_play_actor_killed_mid_game_loses_and_doubles_nothing(cluster, lo
     assert marker.exists() and int(marker.read_text()) != os.getpid()  # an actor died
     assert _games(tmp_path / "run") == reference_games  # replayed once, identically
     assert run.iteration == 2 and _same_weights(run.checkpoint, reference.checkpoint)
+
+
+class _RecordsLearnerActors(RayExecutor):
+    """One self-play actor; keeps every learner actor it starts."""
+
+    def __init__(self):
+        super().__init__(workers=1)
+        self.learners: list = []
+
+    def actor(self, factory, gpus=0):
+        self.learners.append(super().actor(factory, gpus))
+        return self.learners[-1]
+
+
+def test_a_learner_actor_trains_the_local_weights_and_is_replaced_when_killed(
+        cluster, local_run, tmp_path):
+    """learner="actor": the gradient steps run in a Ray actor (on a GPU node where the
+    cluster has one; here on a CPU); its process is killed after iteration 1, a new actor
+    takes the last state and the run ends with the local run's games and weights."""
+    import ray
+
+    reference, reference_games = local_run
+    killed: list[int] = []
+    with _RecordsLearnerActors() as executor:
+        assert executor.gpus() == 0
+
+        def kill_the_learner(row: dict) -> None:
+            if row["iteration"] == 1:
+                killed.append(ray.get(executor.learners[-1].handle.pid.remote()))
+                os.kill(killed[-1], signal.SIGKILL)
+
+        run = train("tictactoe", TrainConfig(**TINY, learner="actor"), out=tmp_path / "run",
+                    progress=False, backend=executor, on_iteration=kill_the_learner)
+        assert len(executor.learners) == 2 and killed and killed[0] != os.getpid()
+    assert _games(tmp_path / "run") == reference_games
+    assert run.step == reference.step and _same_weights(run.checkpoint, reference.checkpoint)
 
 
 class _DiesInAGame:

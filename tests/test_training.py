@@ -21,7 +21,9 @@ from boardzoo.agents.alphazero import checkpoint as ckpt
 from boardzoo.cli import main as cli_main
 from boardzoo.envs import make_game
 from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.executor import LocalExecutor, WorkerDiedError
 from boardzoo.training import TrainConfig, run_games, train
+from boardzoo.training.learner import ActorLearner, LearnerInActor
 from boardzoo.training.replay import ReplayBuffer, positions_of
 from tests.tictactoe_truth import (
     network_choices,
@@ -168,6 +170,56 @@ def test_one_seed_gives_identical_games_and_weights(tmp_path):
     assert not all(torch.equal(wa[k], wc[k]) for k in wa)
     with pytest.raises(InvalidOptionError, match="already holds a training run"):
         train("tictactoe", config, out=tmp_path / "a", progress=False)
+
+
+class _DyingActor:
+    """In-process stand-in for a learner actor: a LearnerInActor whose process "dies"
+    (WorkerDiedError) on the ``dies_on``-th call of the run, counted in ``calls``."""
+
+    def __init__(self, held: LearnerInActor, calls: list, dies_on: int):
+        self.held, self.calls, self.dies_on = held, calls, dies_on
+
+    def call(self, method: str, item):
+        self.calls.append(item[0] is not None)  # whether this call carried a state
+        if len(self.calls) == self.dies_on:
+            raise WorkerDiedError("killed")
+        return getattr(self.held, method)(pickle.loads(pickle.dumps(item)))
+
+    def close(self) -> None:
+        pass
+
+
+class _ActorExecutor(LocalExecutor):
+    def __init__(self, dies_on: int):
+        super().__init__(1)
+        self.calls: list[bool] = []
+        self.started = 0
+        self.dies_on = dies_on
+
+    def actor(self, factory, gpus=0):
+        assert gpus == 0  # no GPU here
+        self.started += 1
+        return _DyingActor(factory(), self.calls, self.dies_on)
+
+
+def test_a_learner_actor_that_dies_trains_the_driver_learners_weights(tmp_path, monkeypatch):
+    """Gradient steps in an actor (ActorLearner): batches drawn on the driver in chunks, the
+    state sent to a fresh actor only; a death mid-run restarts the actor from the last state
+    and repeats that chunk, so the weights are the driver learner's, bit for bit."""
+    monkeypatch.setattr(ActorLearner, "CHUNK", 2)  # 3 steps per iteration: 2 calls each
+    reference = train("tictactoe", TrainConfig(**TINY), out=tmp_path / "a", progress=False)
+    executor = _ActorExecutor(dies_on=3)  # iteration 2's first call
+    run = train("tictactoe", TrainConfig(**TINY, learner="actor"), out=tmp_path / "b",
+                progress=False, backend=executor)
+    assert executor.started == 2 and executor.calls == [True, False, False, True, False]
+    assert run.step == reference.step == 6
+    wa, wb = _weights(reference.checkpoint), _weights(run.checkpoint)
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+    with pytest.raises(InvalidOptionError, match="needs --backend ray"):
+        train("tictactoe", TrainConfig(**TINY, learner="actor"), out=tmp_path / "c",
+              progress=False)
+    with pytest.raises(InvalidOptionError, match="learner='gpu'"):
+        TrainConfig(learner="gpu")
 
 
 class _CrashingSink:

@@ -77,6 +77,10 @@ class TrainConfig:
     eval_games: int = 20
     eval_references: tuple[str, ...] = ("random", "mcts:simulations=100,exact_solver=False")
     device: str = "auto"
+    # where the gradient steps run: "driver" (this process), "actor" (a Ray actor, given a
+    # GPU when the cluster has one) or "auto" (an actor on a Ray cluster's GPU when this
+    # process has none, else the driver); see docs/ray.md
+    learner: str = "auto"
 
     def __post_init__(self) -> None:
         if self.minutes is None and self.iterations is None:
@@ -97,6 +101,7 @@ class TrainConfig:
             "l2": self.l2 >= 0,
             "blocks": self.blocks >= 0,
             "channels": self.channels >= 1,
+            "learner": self.learner in ("auto", "driver", "actor"),
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:

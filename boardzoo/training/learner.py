@@ -1,17 +1,41 @@
-"""The learner: minibatch gradient steps on AlphaZero's loss over the replay buffer."""
+"""The learner: minibatch gradient steps on AlphaZero's loss over the replay buffer, in the
+driver (:class:`Learner`) or in a Ray actor, e.g. on a cluster's GPU node
+(:class:`ActorLearner`)."""
 
 from __future__ import annotations
 
+import io
 import math
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any
 
 import numpy as np
 import torch
 
-from boardzoo.agents.alphazero.network import AlphaZeroNet, alphazero_loss
+from boardzoo.agents.alphazero.checkpoint import torch_bytes
+from boardzoo.agents.alphazero.network import (
+    AlphaZeroNet,
+    NetworkConfig,
+    alphazero_loss,
+    pick_device,
+)
+from boardzoo.envs import make_game
+from boardzoo.executor import WorkerDiedError
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.replay import ReplayBuffer
 
-__all__ = ["Learner"]
+__all__ = ["ActorLearner", "Learner", "LearnerInActor", "sample_batches"]
+
+#: (planes [B, H, W, C], masks [B, A], pi [B, A], z [B]), as ReplayBuffer.sample returns it
+Batch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def sample_batches(replay: ReplayBuffer, steps: int, batch_size: int,
+                   rng: np.random.Generator) -> Iterator[Batch]:
+    """``steps`` batches drawn (augmented) from ``replay``, one at a time."""
+    for _ in range(steps):
+        yield replay.sample(batch_size, rng)
 
 
 class Learner:
@@ -44,12 +68,15 @@ class Learner:
     def train(self, replay: ReplayBuffer, steps: int, rng: np.random.Generator) -> dict[str, float]:
         """``steps`` gradient steps on batches sampled (augmented) from ``replay``; returns
         the mean loss parts."""
+        return self.fit(sample_batches(replay, steps, self.config.batch_size, rng), steps)
+
+    def fit(self, batches: Iterable[Batch], steps: int) -> dict[str, float]:
+        """One gradient step on each of the ``steps`` batches; the mean loss parts."""
         self.net.train()
         totals: dict[str, float] = {}
-        for _ in range(steps):
-            planes, masks, pis, zs = replay.sample(self.config.batch_size, rng)
+        for batch in batches:
             planes_t, masks_t, pis_t, zs_t = (torch.from_numpy(x).to(self.device)
-                                              for x in (planes, masks, pis, zs))
+                                              for x in batch)
             for group in self.optimizer.param_groups:
                 group["lr"] = self.learning_rate()
             loss, parts = alphazero_loss(self.net, planes_t, masks_t, pis_t, zs_t,
@@ -72,3 +99,89 @@ class Learner:
         self.net.load_state_dict(state["weights"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.step = int(state["step"])
+
+    def close(self) -> None:
+        """Release what the learner holds elsewhere (nothing: see ActorLearner)."""
+
+
+def _state_from_bytes(data: bytes) -> dict:
+    """A learner state sent as ``torch.save`` bytes, on the CPU (tensors and plain values
+    only: nothing is executed)."""
+    return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+
+
+class LearnerInActor:
+    """What a learner actor holds: a :class:`Learner` of its own network on the actor's
+    device (``config.device``; "auto" takes the GPU Ray gave it), driven by
+    :class:`ActorLearner`."""
+
+    def __init__(self, game: str, config: TrainConfig):
+        rules = make_game(game, **config.game_options)
+        net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
+        self.learner = Learner(net.to(pick_device(config.device)), config)
+
+    def fit(self, request: tuple[bytes | None, list[Batch], float]) -> tuple[dict, bytes]:
+        """``request`` = (a state to start from or None to go on, batches, progress): the
+        mean loss parts and the whole state after the steps (``torch.save`` bytes)."""
+        state, batches, progress = request
+        if state is not None:
+            self.learner.load(_state_from_bytes(state))
+        self.learner.progress = progress
+        parts = self.learner.fit(batches, len(batches))
+        return parts, torch_bytes(self.learner.state())
+
+
+class ActorLearner(Learner):
+    """A :class:`Learner` whose gradient steps run in an actor (on a GPU node of a Ray
+    cluster when the driver has none). The driver keeps the learner's network and state
+    (this object, on the CPU): batches are drawn here, from the driver's replay with the
+    driver's generator, so the run trains exactly as a driver learner would; each call
+    sends ``CHUNK`` batches and gets the actor's whole state back. An actor that dies is
+    replaced by ``start_actor()``, given the last state and sent the same batches again: no
+    step is lost or done twice (tests/test_ray.py kills one mid-run)."""
+
+    CHUNK = 64  # gradient steps per actor call (bounds the batches held in one message)
+    RESTARTS = 3
+
+    def __init__(self, net: AlphaZeroNet, config: TrainConfig, start_actor: Callable[[], Any]):
+        super().__init__(net, config)
+        self._start_actor = start_actor
+        self._actor: Any = None
+        self._synced = False  # whether the actor holds this object's state
+
+    def fit(self, batches: Iterable[Batch], steps: int) -> dict[str, float]:
+        totals: dict[str, float] = {}
+        batches = iter(batches)
+        while chunk := list(islice(batches, self.CHUNK)):
+            parts = self._fit_remotely(chunk)
+            for key, value in parts.items():
+                totals[key] = totals.get(key, 0.0) + value * len(chunk) / steps
+        return totals
+
+    def _fit_remotely(self, chunk: list[Batch]) -> dict[str, float]:
+        for _ in range(self.RESTARTS + 1):
+            if self._actor is None:
+                self._actor, self._synced = self._start_actor(), False
+            state = None if self._synced else torch_bytes(self.state())
+            try:
+                parts, after = self._actor.call("fit", (state, chunk, self.progress))
+            except WorkerDiedError:
+                self._actor = None  # replaced, and given the last state, on the next try
+                continue
+            super().load(_state_from_bytes(after))
+            self._synced = True
+            return parts
+        raise WorkerDiedError(
+            f"the learner actor died {self.RESTARTS + 1} times in a row; the run is saved "
+            "up to its last iteration: continue it with --resume"
+        )
+
+    def load(self, state: dict) -> None:
+        """Load ``state`` here; the actor gets it before its next steps."""
+        super().load(state)
+        self._synced = False
+
+    def close(self) -> None:
+        if self._actor is not None:
+            self._actor.close()
+            self._actor = None

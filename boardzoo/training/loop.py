@@ -47,7 +47,7 @@ from boardzoo.errors import CheckpointError, InvalidOptionError
 from boardzoo.executor import Executor, WorkerPool, make_executor
 from boardzoo.store import ResultsStore
 from boardzoo.training.config import TrainConfig
-from boardzoo.training.learner import Learner
+from boardzoo.training.learner import ActorLearner, Learner, LearnerInActor
 from boardzoo.training.replay import ReplayBuffer
 from boardzoo.training.selfplay import GameTask, SelfPlayWorker
 from boardzoo.training.sink import GameSink
@@ -108,7 +108,7 @@ def train(
                 make_executor(backend, config.workers, ray_address, start_method="spawn"))
         pool = backend.worker_pool(partial(SelfPlayWorker, game, config))
         stack.callback(pool.close)
-        return _train(game, config, out, resume, sink, pool, progress, on_iteration)
+        return _train(game, config, out, resume, sink, backend, pool, progress, on_iteration)
 
 
 @contextlib.contextmanager
@@ -120,13 +120,35 @@ def run_games(out: str | Path) -> Iterator[GameSink]:
 
 
 def _train(game: str, config: TrainConfig, out: Path, resume: bool, sink: GameSink,
-           pool: WorkerPool, progress: bool,
+           executor: Executor, pool: WorkerPool, progress: bool,
            on_iteration: Callable[[dict[str, Any]], None] | None) -> TrainRun:
     torch.manual_seed(config.seed)
     rules = make_game(game, **config.game_options)
     device = pick_device(config.device)
     net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels)).to(device)
-    learner = Learner(net, config)
+    with contextlib.closing(_learner(game, net, config, executor)) as learner:
+        return _train_with(rules, config, out, resume, sink, pool, progress, on_iteration,
+                           learner)
+
+
+def _learner(game: str, net: AlphaZeroNet, config: TrainConfig, executor: Executor) -> Learner:
+    """The learner ``config.learner`` asks for: in this process, or in an actor of
+    ``executor`` (with a GPU when its cluster has one; "auto" takes that actor only when
+    the cluster has a GPU and this process has none)."""
+    gpus = executor.gpus()
+    on_gpu_here = next(net.parameters()).device.type != "cpu"
+    if config.learner == "driver" or (config.learner == "auto" and (on_gpu_here or not gpus)):
+        return Learner(net, config)
+    wants_gpu = 1 if gpus and config.device != "cpu" else 0
+    return ActorLearner(net, config, partial(executor.actor, partial(LearnerInActor, game,
+                                                                     config), wants_gpu))
+
+
+def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink: GameSink,
+                pool: WorkerPool, progress: bool,
+                on_iteration: Callable[[dict[str, Any]], None] | None,
+                learner: Learner) -> TrainRun:
+    net = learner.net
     best = copy.deepcopy(net) if config.gating_games else None
     iteration, elapsed, best_step = 0, 0.0, 0
     if resume and (out / "state.pt").exists():  # (killed before its first save: start over)

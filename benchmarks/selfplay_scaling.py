@@ -1,7 +1,8 @@
 """Self-play throughput against workers on both backends (the learner paused): positions per
 second with 1 and 2 workers, local processes and Ray actors, the same per-worker batch
-(``parallel_games`` games in lockstep), measured in steady state after a warm-up round;
-start-up (processes or actors, the network copy, kernel compilation) reported apart.
+(``parallel_games`` games in lockstep), measured in steady state after warm-up rounds that
+reach every worker; start-up (processes or actors, the network copy, kernel compilation)
+reported apart.
 
 Run: ``python -m benchmarks.selfplay_scaling [--game G] [--rounds N] [--workers 1 2]``.
 Each configuration runs ``--repeats`` times, interleaved, and the median is shown, with the
@@ -11,6 +12,7 @@ ratios the Ray issue asks for: 2 workers against 1 on each backend, Ray against 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from functools import partial
@@ -30,24 +32,49 @@ BACKENDS = ("local", "ray")
 
 def measure(backend: str, workers: int, game: str, config: TrainConfig,
             rounds: int) -> dict[str, float]:
-    """Start-up seconds (executor, workers, weights, one warm-up chunk each) and steady-state
-    positions/s over ``rounds`` chunks per worker."""
+    """Start-up seconds (executor, workers, weights, warm-up chunks until every worker has
+    played one) and steady-state positions/s over ``rounds`` chunks per worker."""
     rules = make_game(game)
     net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
     weights = {k: v.detach() for k, v in net.state_dict().items()}
     start = time.perf_counter()
     with make_executor(backend, workers, start_method="spawn") as executor:
-        pool = executor.worker_pool(partial(SelfPlayWorker, game, config))
+        pool = executor.worker_pool(partial(_Reporting, partial(SelfPlayWorker, game, config)))
         try:
             pool.share("load", weights, 0)
-            _play(pool, _chunks(config, workers, offset=0))
+            _warm_up(pool, config, workers)
             startup = time.perf_counter() - start
             start = time.perf_counter()
-            positions = _play(pool, _chunks(config, rounds * workers, offset=workers))
+            positions, _ = _play(pool, _chunks(config, rounds * workers, offset=1000))
             seconds = time.perf_counter() - start
         finally:
             pool.close()
     return {"startup": startup, "positions/s": positions / seconds}
+
+
+class _Reporting:
+    """A self-play worker that also says which process played each chunk."""
+
+    def __init__(self, factory: Any):
+        self.worker = factory()
+
+    def load(self, *args: Any) -> None:
+        self.worker.load(*args)
+
+    def play(self, tasks: list[GameTask]) -> tuple[int, list[dict[str, Any]]]:
+        return os.getpid(), self.worker.play(tasks)
+
+
+def _warm_up(pool: Any, config: TrainConfig, workers: int, most: int = 20) -> None:
+    """Rounds of one chunk per worker until every worker process has played (a process
+    pool may hand the first chunks to the worker that started first, leaving another to
+    import and compile inside the measured time)."""
+    seen: set[int] = set()
+    for round_ in range(most):
+        seen |= _play(pool, _chunks(config, workers, offset=workers * round_))[1]
+        if len(seen) == workers:
+            return
+    raise RuntimeError(f"only {len(seen)} of {workers} workers played in {most} rounds")
 
 
 def _chunks(config: TrainConfig, count: int, offset: int) -> list[list[GameTask]]:
@@ -56,16 +83,19 @@ def _chunks(config: TrainConfig, count: int, offset: int) -> list[list[GameTask]
             for c in range(offset, offset + count)]
 
 
-def _play(pool: Any, chunks: list[list[GameTask]]) -> int:
-    """Positions (moves) played in every chunk."""
-    return sum(len(record["moves"]) for records in pool.map_unordered("play", chunks)
-               for record in records)
+def _play(pool: Any, chunks: list[list[GameTask]]) -> tuple[int, set[int]]:
+    """Positions (moves) played in every chunk, and the processes that played them."""
+    positions, pids = 0, set()
+    for pid, records in pool.map_unordered("play", chunks):
+        positions += sum(len(record["moves"]) for record in records)
+        pids.add(pid)
+    return positions, pids
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="connect_four")
-    parser.add_argument("--rounds", type=int, default=3, help="chunks per worker, measured")
+    parser.add_argument("--rounds", type=int, default=6, help="chunks per worker, measured")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--parallel-games", type=int, default=16)

@@ -105,8 +105,8 @@ class Executor:
 
     def actor(self, factory: Callable[[], Any], gpus: int = 0) -> RayActor:
         """One more worker, apart from the pool (the Ray backend's)."""
-        raise InvalidOptionError(f"a separate learner actor needs --backend ray, not "
-                                 f"{self.backend!r}; use learner='driver' or 'auto'")
+        raise InvalidOptionError(f"a learner actor (--learner actor) needs --backend ray, "
+                                 f"not {self.backend!r}; use --learner driver or auto")
 
     def close(self) -> None:
         """Stop everything this executor started."""

@@ -146,7 +146,7 @@ class ActorLearner(Learner):
     def __init__(self, net: AlphaZeroNet, config: TrainConfig, start_actor: Callable[[], Any]):
         super().__init__(net, config)
         self._start_actor = start_actor
-        self._actor: Any = None
+        self._actor: Any = start_actor()  # now: a backend without actors fails at once
         self._synced = False  # whether the actor holds this object's state
 
     def fit(self, batches: Iterable[Batch], steps: int) -> dict[str, float]:

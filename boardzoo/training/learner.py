@@ -110,6 +110,13 @@ def _state_from_bytes(data: bytes) -> dict:
     return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
 
 
+def _writable(batch: Batch) -> Batch:
+    """``batch`` in arrays of its own: Ray hands arrays over read-only, and torch warns on
+    tensors made from those."""
+    planes, masks, pis, zs = (np.array(x) for x in batch)
+    return planes, masks, pis, zs
+
+
 class LearnerInActor:
     """What a learner actor holds: a :class:`Learner` of its own network on the actor's
     device (``config.device``; "auto" takes the GPU Ray gave it), driven by
@@ -124,6 +131,7 @@ class LearnerInActor:
         """``request`` = (a state to start from or None to go on, batches, progress): the
         mean loss parts and the whole state after the steps (``torch.save`` bytes)."""
         state, batches, progress = request
+        batches = [_writable(batch) for batch in batches]
         if state is not None:
             self.learner.load(_state_from_bytes(state))
         self.learner.progress = progress

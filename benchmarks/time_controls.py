@@ -139,7 +139,8 @@ class _Unclocked:
 
 
 class _Recorder:
-    """Wraps an agent; records, per stone count, whether each of its moves was exact."""
+    """Wraps an agent; records, per stone count, whether each of its moves with a choice
+    was exact (a single legal move is played unsearched, so it is never exact)."""
 
     def __init__(self, agent: AlphaBetaAgent, log: dict[int, list[bool]]):
         self.agent, self.log = agent, log
@@ -152,9 +153,10 @@ class _Recorder:
 
     def act(self, env: Any, clock: Any = None) -> int:
         action = self.agent.act(env, clock=clock)
-        stones = int(env.unwrapped.state_array[PLY])  # the stones on a Connect Four board
-        analysis = self.agent.last_analysis
-        self.log[stones].append(bool(analysis is not None and analysis.exact))
+        if env.unwrapped.legal_mask().sum() > 1:
+            stones = int(env.unwrapped.state_array[PLY])  # the stones on a Connect Four board
+            analysis = self.agent.last_analysis
+            self.log[stones].append(bool(analysis is not None and analysis.exact))
         return action
 
 

@@ -7,15 +7,18 @@ Two backends, chosen with ``--backend`` (:func:`make_executor`):
 * ``ray`` (extra ``boardzoo[ray]``): an existing Ray cluster (``address``), or a Ray instance
   started here for the run, bound to loopback only, and shut down at the end.
 
-An executor offers two things. :meth:`Executor.submit` runs a stateless call (a tournament
-game; on Ray a task, retried if its worker dies) and returns a ``concurrent.futures.Future``.
+An executor offers two things (and Ray a third, below). :meth:`Executor.submit` runs a
+stateless call (a tournament game; on Ray a task, retried if its worker dies) and returns a
+``concurrent.futures.Future``.
 :meth:`Executor.worker_pool` starts ``workers`` stateful workers built by a factory (training's
 self-play workers, each holding a network copy; on Ray actors, restarted if they die, their
 in-flight call retried). :meth:`WorkerPool.share` hands every worker a new version of some
 state (the network's weights; on Ray put once in the object store): each worker applies the
 latest version once, before its next call, also after a restart. Results come back to the
 caller, which alone writes them to the results store, so "every game exactly once" is the
-store's guarantee on any backend.
+store's guarantee on any backend. :meth:`RayExecutor.actor` starts one more stateful worker
+where Ray finds the resources it asks for (training's learner on a GPU node); its owner
+replaces it when it dies (:class:`WorkerDiedError`).
 """
 
 from __future__ import annotations

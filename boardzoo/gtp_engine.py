@@ -609,8 +609,13 @@ class GoGtpEngine:
             self._await_warm_up()  # the start-up compilation, not charged to any move
 
     def _prepare_agent(self) -> None:
+        """Compile the agent's search on an empty board of the engine's game: the live
+        position is not this thread's to read (commands change it meanwhile; a loadsgf
+        half-applied once made the position unplayable here)."""
         if hasattr(self.agent, "prepare"):
-            self.agent.prepare(self.env(int(self.state[TO_PLAY])))
+            env = BoardGameEnv(self._game)
+            env.reset()
+            self.agent.prepare(env)
 
     def _await_warm_up(self) -> float:
         """Wait for the start-up compilation of the agent's search; the seconds waited."""

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardzoo.agents.alphazero.checkpoint import torch_bytes
+from boardzoo.agents.alphazero.checkpoint import safe_torch_load, torch_bytes
 from boardzoo.agents.alphazero.network import (
     AlphaZeroNet,
     NetworkConfig,
@@ -105,9 +105,8 @@ class Learner:
 
 
 def _state_from_bytes(data: bytes) -> dict:
-    """A learner state sent as ``torch.save`` bytes, on the CPU (tensors and plain values
-    only: nothing is executed)."""
-    return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    """A learner state sent as :func:`torch_bytes`, loaded on the CPU (nothing executed)."""
+    return safe_torch_load(io.BytesIO(data), "the learner actor's state")
 
 
 def _writable(batch: Batch) -> Batch:

@@ -23,7 +23,7 @@ import zipfile
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import torch
 
@@ -89,9 +89,10 @@ def torch_bytes(obj: Any) -> bytes:
     return buffer.getvalue()
 
 
-def safe_torch_load(path: str | os.PathLike, what: str = "checkpoint") -> Any:
+def safe_torch_load(path: str | os.PathLike | IO[bytes], what: str = "checkpoint") -> Any:
     """``torch.load`` that executes no code: pickled objects, truncated or corrupt files and
-    missing files all become a :class:`CheckpointError` naming the file."""
+    missing files all become a :class:`CheckpointError` naming the file (``path`` may also
+    be an open binary file, e.g. ``io.BytesIO`` of :func:`torch_bytes`)."""
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:

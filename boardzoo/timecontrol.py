@@ -52,6 +52,7 @@ __all__ = [
     "call_act",
     "estimated_moves_left",
     "move_budget",
+    "thinking_moves_left",
 ]
 
 #: seconds kept back from every hard limit for the time between the agent's answer and the
@@ -283,31 +284,54 @@ class MoveBudget:
 MAX_SHARE = 0.3
 #: how many times its target an unstable decision may take
 STRETCH = 3.0
+#: seconds of main time no budget touches: room for a move that overruns (a stalled
+#: process, a solver attempt giving up), so that spending the clock never flags
+RESERVE = 0.2
+#: what a move costs beyond its budget (answering, the env's step): paid from the
+#: increment, and kept back for every move still to make as far as the increment is smaller
+MOVE_OVERHEAD = 0.02
 
 
-def move_budget(view: ClockView, moves_left: float) -> MoveBudget:
+def move_budget(view: ClockView, moves_left: float,
+                moves_in_game: float | None = None) -> MoveBudget:
     """Turn a clock into a budget for this move, ``moves_left``: the agent's estimate of the
-    moves it still has to make in this game (its per-game model; at least 1).
+    moves it still has to think about in this game (its per-game model; at least 1), of
+    ``moves_in_game`` it still has to make at all (default: ``moves_left``).
 
-    Fixed time per move: the whole of it. Otherwise the main time is spread over the moves
-    left (or ``moves_to_go`` when the period ends sooner), with the increment added (it comes
-    back after the move); in byo-yomi, a period's time is used (Japanese: the period; Canadian:
-    the period's time over its stones). The target never exceeds the hard limit.
+    Fixed time per move: the whole of it. Otherwise the main time less a reserve
+    (:data:`RESERVE`, and :data:`MOVE_OVERHEAD` for each move in the game beyond the
+    increment; none before byo-yomi) is spread over the moves left (or ``moves_to_go``
+    when the period ends sooner), plus the increment less the overhead (it comes back after
+    the move; without one, never less than the time beyond the overheads over twice the
+    moves in the game); in
+    byo-yomi, a period's time is used (Japanese: the period; Canadian: the period's time
+    over its stones). A move may stretch to its maximum only outside the reserve, and never
+    past the hard limit.
     """
     hard = view.hard_limit
     if view.per_move is not None:
         return MoveBudget(hard, hard)
     moves = max(1.0, float(moves_left))
+    in_game = max(moves, float(moves_in_game or moves))
     if view.moves_to_go is not None and not view.byoyomi_stones:
         moves = min(moves, float(view.moves_to_go))
+        in_game = min(in_game, max(1.0, float(view.moves_to_go)))
+    reserve = 0.0 if view.byoyomi_periods else (  # byo-yomi periods are the reserve
+        RESERVE + max(0.0, MOVE_OVERHEAD - view.increment) * in_game)
     if view.byoyomi_stones and view.remaining <= 0:
         share = view.byoyomi_time / max(1, view.byoyomi_stones)
     else:
-        share = view.remaining / moves + 0.9 * view.increment
+        spread = max(0.0, view.remaining - reserve) / moves
+        if view.increment <= MOVE_OVERHEAD:  # nothing else to live on: eat into the
+            beyond_overheads = view.remaining - MOVE_OVERHEAD * in_game  # reserve, slowly
+            spread = max(spread, beyond_overheads / (2 * in_game))
+        share = spread + max(0.0, view.increment - MOVE_OVERHEAD)
         if view.byoyomi_periods and not view.byoyomi_stones:
             share = max(share, 0.9 * view.byoyomi_time)  # a period is free to use
     target = min(share, hard)
-    maximum = min(max(target, STRETCH * target), max(target, MAX_SHARE * hard), hard)
+    outside_reserve = max(0.0, hard - reserve)
+    maximum = min(max(target, STRETCH * target), max(target, MAX_SHARE * outside_reserve),
+                  max(target, outside_reserve))
     if view.byoyomi_periods and not view.byoyomi_stones and view.remaining <= 0:
         maximum = min(hard, 0.95 * view.byoyomi_time)  # never lose a period on purpose
         target = min(target, maximum)
@@ -318,6 +342,9 @@ def move_budget(view: ClockView, moves_left: float) -> MoveBudget:
 DEFAULT_MOVES_LEFT = 30.0
 #: fewest own moves assumed left, so that no single move takes a large share of the clock
 MIN_MOVES_LEFT = 3.0
+#: own moves still counted once the exact solver is expected to take over: its first
+#: solves there still take a good share of a move, and one may fail
+MOVES_AT_REACH = 2.0
 
 
 def estimated_moves_left(game: Any, state: Any) -> float:
@@ -329,6 +356,28 @@ def estimated_moves_left(game: Any, state: Any) -> float:
         return DEFAULT_MOVES_LEFT
     empties = int((cells(state) == 0).sum())
     return max(MIN_MOVES_LEFT, empties / 2.0)
+
+
+#: ``plies_until_solver(seconds)``: plies from the position until an exact solver is
+#: expected to be tried with ``seconds`` a move (inf: never)
+SolverHorizon = Callable[[float], float]
+
+
+def thinking_moves_left(view: ClockView, moves_left: float,
+                        plies_until_solver: SolverHorizon | None) -> float:
+    """Of ``moves_left`` (:func:`estimated_moves_left`), the moves the clock has to pay a
+    search for: those until the exact solver is expected to take over at the share per
+    move that this very count gives (a fixed point, found in a few rounds), plus
+    :data:`MOVES_AT_REACH`; all of them without a solver horizon. Fewer moves to think
+    about means more time for each: the solvers end a game's last moves almost at once."""
+    if plies_until_solver is None:
+        return moves_left
+    moves = moves_left
+    for _ in range(4):
+        share = move_budget(view, moves, moves_left).target
+        plies = plies_until_solver(share)
+        moves = max(MIN_MOVES_LEFT, min(moves_left, plies / 2.0 + MOVES_AT_REACH))
+    return moves
 
 
 @dataclass(frozen=True)
@@ -351,17 +400,22 @@ class SearchDeadlines:
         return cls(start + seconds, start + seconds)
 
     @classmethod
-    def for_clock(cls, start: float, view: ClockView, moves_left: float) -> SearchDeadlines:
-        budget = move_budget(view, moves_left)
+    def for_clock(cls, start: float, view: ClockView, moves_left: float,
+                  moves_in_game: float | None = None) -> SearchDeadlines:
+        budget = move_budget(view, moves_left, moves_in_game)
         return cls(start + budget.target, start + budget.maximum, True)
 
     @classmethod
     def for_move(cls, start: float, view: ClockView, game: Any, state: Any,
-                 cap: float | None = None) -> SearchDeadlines:
+                 cap: float | None = None,
+                 plies_until_solver: SolverHorizon | None = None) -> SearchDeadlines:
         """A move's deadlines from the clock and the per-game model of the moves left
-        (:func:`estimated_moves_left`), none later than ``cap`` seconds after ``start`` (an
-        explicit per-move limit) when given."""
-        deadlines = cls.for_clock(start, view, estimated_moves_left(game, state))
+        (:func:`estimated_moves_left`, of which only those before the exact solver is
+        expected to take over are thought about: :func:`thinking_moves_left`), none later
+        than ``cap`` seconds after ``start`` (an explicit per-move limit) when given."""
+        in_game = estimated_moves_left(game, state)
+        thinking = thinking_moves_left(view, in_game, plies_until_solver)
+        deadlines = cls.for_clock(start, view, thinking, in_game)
         return deadlines if cap is None else deadlines.capped(start + cap)
 
     @property

@@ -9,6 +9,10 @@ import pytest
 
 from boardzoo.errors import InvalidOptionError
 from boardzoo.timecontrol import (
+    MIN_MOVES_LEFT,
+    MOVE_OVERHEAD,
+    MOVES_AT_REACH,
+    RESERVE,
     SAFETY_MARGIN,
     ClockView,
     GameClock,
@@ -18,6 +22,7 @@ from boardzoo.timecontrol import (
     call_act,
     estimated_moves_left,
     move_budget,
+    thinking_moves_left,
 )
 
 
@@ -143,13 +148,20 @@ def test_fixed_time_per_move_and_time_left_from_outside():
 
 def test_move_budget_by_hand():
     budget = move_budget(ClockView(remaining=10.0, increment=0.1), moves_left=20)
-    assert budget.target == pytest.approx(10 / 20 + 0.09)
+    # the increment pays each move's overhead, the rest of it is spent
+    assert budget.target == pytest.approx((10 - RESERVE) / 20 + 0.1 - MOVE_OVERHEAD)
     assert budget.maximum == pytest.approx(3 * budget.target)
+    # no increment: an overhead kept back for each move still to make, thought about or not
+    sudden = move_budget(ClockView(remaining=10.0), moves_left=5, moves_in_game=20)
+    assert sudden.target == pytest.approx((10 - RESERVE - 20 * MOVE_OVERHEAD) / 5)
+    # a move may stretch, but never into the reserve
+    last = move_budget(ClockView(remaining=1.0), moves_left=1)
+    assert last.target == last.maximum == pytest.approx(1.0 - RESERVE - MOVE_OVERHEAD)
     fixed = move_budget(ClockView.fixed(1.0), moves_left=20)
     assert fixed.target == fixed.maximum == pytest.approx(1.0 - SAFETY_MARGIN)
     # a 40/300 period ending in 2 moves: its time is spread over those 2
     soon = move_budget(ClockView(remaining=30.0, moves_to_go=2), moves_left=30)
-    assert soon.target == pytest.approx(15.0)
+    assert soon.target == pytest.approx((30.0 - RESERVE - 2 * MOVE_OVERHEAD) / 2)
     assert soon.maximum <= 30.0 - SAFETY_MARGIN
     # in Japanese byo-yomi a period is used but never lost on purpose
     period = move_budget(ClockView(remaining=0.0, byoyomi_periods=2, byoyomi_time=10.0), 30)
@@ -172,6 +184,57 @@ def test_moves_left_model_counts_empty_cells():
     for column in [0] * 6 + [1] * 6 + [2] * 6 + [4] * 6 + [5] * 6 + [6] * 6:
         state = game.step(state, column)
     assert estimated_moves_left(game, state) == 3.0  # 6 empties, at least 3
+
+
+def test_plies_until_the_solver_by_hand():
+    from boardzoo.envs import make_game
+    from boardzoo.knowledge.base import plies_until_affordable, solver_horizon
+    from boardzoo.knowledge.connect_four import COST_AT_REACH, COST_GROWTH, REACH_STONES
+
+    game = make_game("connect_four")
+    state = game.initial_state()
+    knowledge = game.knowledge
+    speed = knowledge.solve_speed  # nothing solved in this process yet: the reference
+    at_reach = COST_AT_REACH / speed  # a solve at REACH_STONES stones, in seconds
+    # affordable at ATTEMPT_FACTOR (2) times the budget: with at_reach / 2 a move, exactly
+    # at REACH_STONES stones; each ply earlier costs COST_GROWTH times more
+    assert plies_until_affordable(knowledge, state, at_reach / 2) == REACH_STONES
+    assert plies_until_affordable(knowledge, state, at_reach * COST_GROWTH**4 / 2) == 10
+    assert plies_until_affordable(knowledge, state, 1e9) == 0.0
+    assert solver_horizon(make_game("tictactoe").knowledge, None) is None  # no cost model
+
+
+def test_thinking_moves_stop_where_the_solver_takes_over():
+    view = ClockView(remaining=10.0, increment=0.1)
+    # the solver 10 plies away whatever the share: 5 own moves, plus MOVES_AT_REACH
+    assert thinking_moves_left(view, 21.0, lambda seconds: 10.0) == 5 + MOVES_AT_REACH
+    # never more than the whole game, never fewer than MIN_MOVES_LEFT
+    assert thinking_moves_left(view, 21.0, lambda seconds: math.inf) == 21.0
+    assert thinking_moves_left(view, 21.0, lambda seconds: 0.0) == MIN_MOVES_LEFT
+    assert thinking_moves_left(view, 21.0, None) == 21.0
+    # the fixed point: a take-over that comes sooner with more time a move
+    horizon = lambda seconds: 30.0 if seconds < 0.5 else 6.0  # noqa: E731
+    moves = thinking_moves_left(view, 21.0, horizon)
+    assert moves == 3 + MOVES_AT_REACH
+    assert move_budget(view, moves, 21.0).target >= 0.5  # consistent with its own share
+
+
+def test_spending_the_clock_as_budgeted_never_flags():
+    """A 40-move game played at each move's maximum (the worst the allocation allows), with
+    MOVE_OVERHEAD on top of each move (answering, the env's step), ends with time on the
+    clock, under an increment and in sudden death, while the model counts only 4 moves to
+    think about."""
+    for control in ("3+0.05", "10+0.1", "10", "1"):
+        clock = GameClock(TimeControl.parse(control))
+        now = 0.0
+        for move in range(40):
+            moves_in_game = 40 - move
+            view = clock.view(0)
+            budget = move_budget(view, min(moves_in_game, 4.0), moves_in_game)
+            clock.start(0, now=now)
+            now += budget.maximum + MOVE_OVERHEAD
+            clock.stop(now=now)
+            assert clock.flagged is None, (control, move)
 
 
 class _NoClock:

@@ -65,7 +65,7 @@ from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge import GameKnowledge, solve_if_affordable
-from boardzoo.knowledge.base import load_solver
+from boardzoo.knowledge.base import load_solver, solver_horizon
 from boardzoo.rng import scramble
 from boardzoo.timecontrol import ClockView, SearchDeadlines
 from boardzoo.wrappers.model import EnvModel
@@ -507,8 +507,9 @@ class AlphaBetaAgent(SearchingAgent):
             )
         knowledge = game.knowledge
         cap = None if self._default_budget else self.time_limit  # a clock replaces the default
+        horizon = solver_horizon(knowledge, state) if self.solver else None
         deadlines = None if clock is None else SearchDeadlines.for_move(entered, clock, game,
-                                                                         state, cap)
+                                                                         state, cap, horizon)
         legal = np.flatnonzero(model.legal_mask(state))
         if deadlines is not None and legal.size == 1:
             forced = SearchResult(int(legal[0]), 0.0, False, 0, 0, 0.0, [int(legal[0])])

@@ -9,6 +9,7 @@ Every entry is optional (None: the game does not have it).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -18,8 +19,8 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 __all__ = ["GameKnowledge", "Knowledge", "SearchDefaults", "Solution",
-           "estimated_solve_seconds", "solve_if_affordable", "solve_within_reach",
-           "solver_speed"]
+           "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
+           "solve_within_reach", "solver_horizon", "solver_speed"]
 
 #: an attempt is made while its estimated cost is at most this many times the budget (the
 #: estimates are rough: a factor of 2-3 either way on single positions)
@@ -72,6 +73,9 @@ class GameKnowledge(Protocol):
       solve (``inf``: cannot), and ``solve_speed``: the solver's nodes per second on one
       core of the reference machine, which let a timed search try the solver whenever its
       budget allows (:func:`solve_if_affordable`; the speed is re-measured as it solves);
+      ``cost_growth``: how many times smaller that cost gets with each ply played, which
+      lets a clock's time allocation foresee when the solver takes over
+      (:func:`plies_until_affordable`);
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
     * ``search_defaults``: :class:`SearchDefaults`.
@@ -92,6 +96,8 @@ class GameKnowledge(Protocol):
     @property
     def solve_speed(self) -> float | None: ...
     @property
+    def cost_growth(self) -> float | None: ...
+    @property
     def playout_kernel(self) -> Kernel | None: ...
     @property
     def playout_trace_kernel(self) -> Kernel | None: ...
@@ -110,6 +116,7 @@ class Knowledge:
     within_reach: Callable[[np.ndarray], bool] | None = None
     solve_cost: Callable[[np.ndarray], float] | None = None
     solve_speed: float | None = None
+    cost_growth: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
@@ -163,6 +170,30 @@ def _count_solve(knowledge: GameKnowledge, nodes: int, seconds: float) -> None:
     entry = _speeds.setdefault(id(knowledge), [0.0, 0.0])
     entry[0] = _SPEED_MEMORY * entry[0] + nodes
     entry[1] = _SPEED_MEMORY * entry[1] + seconds
+
+
+def plies_until_affordable(knowledge: GameKnowledge, state: np.ndarray,
+                           seconds: float) -> float:
+    """Plies from ``state`` until :func:`solve_if_affordable` is expected to try the solver
+    with ``seconds`` for a move (0: now; inf: not foreseeable), from the cost estimate
+    shrinking by the knowledge's ``cost_growth`` a ply."""
+    growth = getattr(knowledge, "cost_growth", None)
+    estimate = estimated_solve_seconds(knowledge, state)
+    if seconds > 0 and estimate <= ATTEMPT_FACTOR * seconds:
+        return 0.0
+    if growth is None or growth <= 1.0 or seconds <= 0 or math.isinf(estimate):
+        return math.inf
+    return float(math.ceil(math.log(estimate / (ATTEMPT_FACTOR * seconds)) / math.log(growth)))
+
+
+def solver_horizon(knowledge: GameKnowledge | None,
+                   state: np.ndarray) -> Callable[[float], float] | None:
+    """:func:`plies_until_affordable` from ``state`` as a function of the seconds a move
+    gets, for a clock's time allocation (None: the knowledge has no solver whose take-over
+    can be foreseen)."""
+    if knowledge is None or knowledge.solve is None or not getattr(knowledge, "cost_growth", None):
+        return None
+    return functools.partial(plies_until_affordable, knowledge, state)
 
 
 def solve_if_affordable(

@@ -450,4 +450,5 @@ KNOWLEDGE = Knowledge(
     within_reach=within_reach,
     solve_cost=solve_cost,
     solve_speed=SOLVE_SPEED,
+    cost_growth=COST_GROWTH,
 )

@@ -63,6 +63,7 @@ from boardzoo.envs.othello import (
 )
 from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.knowledge.othello_solver import (
+    COST_GROWTH,
     REACH_EMPTIES,
     SOLVE_SPEED,
     solve,
@@ -257,6 +258,7 @@ KNOWLEDGE = Knowledge(
     within_reach=within_reach,
     solve_cost=solve_cost,
     solve_speed=SOLVE_SPEED,
+    cost_growth=COST_GROWTH,
     playout_kernel=heuristic_playout_kernel,
     search_defaults=SearchDefaults(
         selection="puct", evaluator="heuristic", implicit_minimax=0.5,

@@ -62,8 +62,8 @@ from boardzoo.knowledge.othello_squares import (
     square_of,
 )
 
-__all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_MODEL", "SOLVE_SPEED",
-           "solve",
+__all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_GROWTH", "COST_MODEL",
+           "SOLVE_SPEED", "solve",
            "solve_cost", "within_reach"]
 
 REACH_EMPTIES = {4: 16, 6: 20, 8: 18}

@@ -62,7 +62,7 @@ from boardzoo.analysis import MEAN, PROGRESS_SECONDS, Analysis, ProgressFn, mcts
 from boardzoo.clock import monotonic
 from boardzoo.envs.registry import GAMES
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge.base import load_solver, solve_if_affordable
+from boardzoo.knowledge.base import load_solver, solve_if_affordable, solver_horizon
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import (
     ClockView,
@@ -325,9 +325,11 @@ class MCTSAgent(SearchingAgent):
         if model.is_terminal(root):
             raise GameOverError("MCTSAgent cannot search a finished game")
         self.settings = self.settings_for(model.game.name if model.game else None)
+        game = model.game if isinstance(model, GameModel) else None
+        horizon = (solver_horizon(game.knowledge, root)
+                   if self.exact_solver and game is not None else None)
         deadlines = None if clock is None else SearchDeadlines.for_move(
-            entered, clock, model.game if isinstance(model, GameModel) else None, root,
-            self.time_limit)
+            entered, clock, game, root, self.time_limit, horizon)
         if deadlines is not None and _single_legal_move(model, root):
             return self._finish(model, root, self._forced_result(model, root))
         solved = self._exact_solution(model, root, deadlines)

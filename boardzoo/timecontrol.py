@@ -343,8 +343,10 @@ DEFAULT_MOVES_LEFT = 30.0
 #: fewest own moves assumed left, so that no single move takes a large share of the clock
 MIN_MOVES_LEFT = 3.0
 #: own moves still counted once the exact solver is expected to take over: its first
-#: solves there still take a good share of a move, and one may fail
-MOVES_AT_REACH = 2.0
+#: solve there may still take a good share of a move, or fail
+MOVES_AT_REACH = 1.0
+#: fewest own moves to think about: this one and one more (the reserve guards the rest)
+MIN_THINKING_MOVES = 2.0
 
 
 def estimated_moves_left(game: Any, state: Any) -> float:
@@ -376,7 +378,7 @@ def thinking_moves_left(view: ClockView, moves_left: float,
     for _ in range(4):
         share = move_budget(view, moves, moves_left).target
         plies = plies_until_solver(share)
-        moves = max(MIN_MOVES_LEFT, min(moves_left, plies / 2.0 + MOVES_AT_REACH))
+        moves = max(MIN_THINKING_MOVES, min(moves_left, plies / 2.0 + MOVES_AT_REACH))
     return moves
 
 

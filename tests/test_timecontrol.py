@@ -9,7 +9,7 @@ import pytest
 
 from boardzoo.errors import InvalidOptionError
 from boardzoo.timecontrol import (
-    MIN_MOVES_LEFT,
+    MIN_THINKING_MOVES,
     MOVE_OVERHEAD,
     MOVES_AT_REACH,
     RESERVE,
@@ -208,9 +208,9 @@ def test_thinking_moves_stop_where_the_solver_takes_over():
     view = ClockView(remaining=10.0, increment=0.1)
     # the solver 10 plies away whatever the share: 5 own moves, plus MOVES_AT_REACH
     assert thinking_moves_left(view, 21.0, lambda seconds: 10.0) == 5 + MOVES_AT_REACH
-    # never more than the whole game, never fewer than MIN_MOVES_LEFT
+    # never more than the whole game, never fewer than MIN_THINKING_MOVES
     assert thinking_moves_left(view, 21.0, lambda seconds: math.inf) == 21.0
-    assert thinking_moves_left(view, 21.0, lambda seconds: 0.0) == MIN_MOVES_LEFT
+    assert thinking_moves_left(view, 21.0, lambda seconds: 0.0) == MIN_THINKING_MOVES
     assert thinking_moves_left(view, 21.0, None) == 21.0
     # the fixed point: a take-over that comes sooner with more time a move
     horizon = lambda seconds: 30.0 if seconds < 0.5 else 6.0  # noqa: E731

@@ -301,8 +301,9 @@ def move_budget(view: ClockView, moves_left: float,
     Fixed time per move: the whole of it. Otherwise the main time less a reserve
     (:data:`RESERVE`, and :data:`MOVE_OVERHEAD` for each move in the game beyond the
     increment; none before byo-yomi) is spread over the moves left (or ``moves_to_go``
-    when the period ends sooner), plus the increment less the overhead (it comes back after
-    the move; without one, never less than the time beyond the overheads over twice the
+    when the period ends sooner), with the increments that the moves in the game not
+    thought about will bring back unused, plus the increment less the overhead (it comes
+    back after the move; without one, never less than the time beyond the overheads over twice the
     moves in the game); in
     byo-yomi, a period's time is used (Japanese: the period; Canadian: the period's time
     over its stones). A move may stretch to its maximum only outside the reserve, and never
@@ -321,11 +322,15 @@ def move_budget(view: ClockView, moves_left: float,
     if view.byoyomi_stones and view.remaining <= 0:
         share = view.byoyomi_time / max(1, view.byoyomi_stones)
     else:
-        spread = max(0.0, view.remaining - reserve) / moves
+        spendable = max(0.0, view.remaining - reserve)
+        thinking_increment = max(0.0, view.increment - MOVE_OVERHEAD)
+        # the moves not thought about give their increments back almost unused: spend them
+        borrowed = (in_game - moves) * thinking_increment  # now, though never the reserve
+        spread = min(spendable, (spendable + borrowed) / moves)
         if view.increment <= MOVE_OVERHEAD:  # nothing else to live on: eat into the
             beyond_overheads = view.remaining - MOVE_OVERHEAD * in_game  # reserve, slowly
             spread = max(spread, beyond_overheads / (2 * in_game))
-        share = spread + max(0.0, view.increment - MOVE_OVERHEAD)
+        share = spread + thinking_increment
         if view.byoyomi_periods and not view.byoyomi_stones:
             share = max(share, 0.9 * view.byoyomi_time)  # a period is free to use
     target = min(share, hard)

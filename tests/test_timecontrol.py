@@ -151,6 +151,13 @@ def test_move_budget_by_hand():
     # the increment pays each move's overhead, the rest of it is spent
     assert budget.target == pytest.approx((10 - RESERVE) / 20 + 0.1 - MOVE_OVERHEAD)
     assert budget.maximum == pytest.approx(3 * budget.target)
+    # 2 moves to think about of 12 to make: the other 10 moves' increments, which they give
+    # back almost unused, are spent now
+    early = move_budget(ClockView(remaining=10.0, increment=0.1), moves_left=2,
+                        moves_in_game=12)
+    thinking_increment = 0.1 - MOVE_OVERHEAD
+    assert early.target == pytest.approx((10 - RESERVE + 10 * thinking_increment) / 2
+                                         + thinking_increment)
     # no increment: an overhead kept back for each move still to make, thought about or not
     sudden = move_budget(ClockView(remaining=10.0), moves_left=5, moves_in_game=20)
     assert sudden.target == pytest.approx((10 - RESERVE - 20 * MOVE_OVERHEAD) / 5)

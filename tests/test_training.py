@@ -218,6 +218,11 @@ def test_a_learner_actor_that_dies_trains_the_driver_learners_weights(tmp_path, 
     with pytest.raises(InvalidOptionError, match="needs --backend ray"):
         train("tictactoe", TrainConfig(**TINY, learner="actor"), out=tmp_path / "c",
               progress=False)
+    # a refused run is no run: nothing to resume, and the same --out serves a new one
+    assert not (tmp_path / "c" / "config.json").exists()
+    with pytest.raises(CheckpointError, match="no training run there"):
+        train("tictactoe", out=tmp_path / "c", resume=True, progress=False)
+    train("tictactoe", TrainConfig(**TINY), out=tmp_path / "c", progress=False)
     with pytest.raises(InvalidOptionError, match="learner='gpu'"):
         TrainConfig(learner="gpu")
 

@@ -97,7 +97,7 @@ def train(
     at ``ray_address`` or a local instance) or an :class:`~boardzoo.executor.Executor`
     (its workers; the caller closes it); games are stored here, by this process."""
     out = Path(out or f"runs/{game}")
-    config = _resolve_config(game, config, out, resume, changes or {})
+    config, changed = _resolve_config(game, config, out, resume, changes or {})
     with contextlib.ExitStack() as stack:
         if sink is None:
             sink = stack.enter_context(run_games(out))
@@ -108,7 +108,8 @@ def train(
                 make_executor(backend, config.workers, ray_address, start_method="spawn"))
         pool = backend.worker_pool(partial(SelfPlayWorker, game, config))
         stack.callback(pool.close)
-        return _train(game, config, out, resume, sink, backend, pool, progress, on_iteration)
+        return _train(game, config, out, resume, changed, sink, backend, pool, progress,
+                      on_iteration)
 
 
 @contextlib.contextmanager
@@ -119,14 +120,19 @@ def run_games(out: str | Path) -> Iterator[GameSink]:
         yield store.sink(SINK_NAME)
 
 
-def _train(game: str, config: TrainConfig, out: Path, resume: bool, sink: GameSink,
-           executor: Executor, pool: WorkerPool, progress: bool,
+def _train(game: str, config: TrainConfig, out: Path, resume: bool, changed: bool,
+           sink: GameSink, executor: Executor, pool: WorkerPool, progress: bool,
            on_iteration: Callable[[dict[str, Any]], None] | None) -> TrainRun:
+    """The run, once its learner could be made: only then is a new or changed config saved
+    (a refused learner leaves no run behind)."""
     torch.manual_seed(config.seed)
     rules = make_game(game, **config.game_options)
     device = pick_device(config.device)
     net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels)).to(device)
     with contextlib.closing(_learner(game, net, config, executor)) as learner:
+        if changed:
+            atomic_write_bytes(out / "config.json",
+                               json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
         return _train_with(rules, config, out, resume, sink, pool, progress, on_iteration,
                            learner)
 
@@ -367,7 +373,8 @@ FIXED_ON_RESUME = ("blocks", "channels", "game_options", "seed")
 
 
 def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bool,
-                    changes: Mapping[str, Any]):
+                    changes: Mapping[str, Any]) -> tuple[TrainConfig, bool]:
+    """The run's config, and whether it is new or changed (to be saved as config.json)."""
     saved = out / "config.json"
     if changes and not resume:
         raise InvalidOptionError("changes apply to a resumed run; give a config instead")
@@ -382,10 +389,10 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
             raise CheckpointError(f"{str(out)!r} holds a run of another game, not {game!r}")
         previous = TrainConfig.from_dict(values, source=str(saved))
         if changes:
-            previous = _changed_config(game, previous, changes, saved)
+            previous = _changed_config(previous, changes)
         if config is None:
-            return previous
-        return replace(previous, **{k: getattr(config, k) for k in BUDGET_FIELDS})
+            return previous, bool(changes)
+        return replace(previous, **{k: getattr(config, k) for k in BUDGET_FIELDS}), bool(changes)
     config = config or TrainConfig()
     if (out / "state.pt").exists():
         raise InvalidOptionError(
@@ -393,13 +400,11 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
             "or choose another --out"
         )
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(saved, json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
-    return config
+    return config, True
 
 
-def _changed_config(game: str, previous: TrainConfig, changes: Mapping[str, Any],
-                    saved: Path) -> TrainConfig:
-    """``previous`` with ``changes`` applied (checked), written to ``saved``."""
+def _changed_config(previous: TrainConfig, changes: Mapping[str, Any]) -> TrainConfig:
+    """``previous`` with ``changes`` applied (checked)."""
     values = previous.to_dict()
     fixed = sorted(k for k in FIXED_ON_RESUME if k in changes and changes[k] != values[k])
     if fixed:
@@ -407,9 +412,7 @@ def _changed_config(game: str, previous: TrainConfig, changes: Mapping[str, Any]
             f"a resumed run cannot change {', '.join(fixed)} (the network and its games are "
             "fixed); start a new run with --out"
         )
-    config = TrainConfig.from_dict({**values, **changes}, source="the changed options")
-    atomic_write_bytes(saved, json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
-    return config
+    return TrainConfig.from_dict({**values, **changes}, source="the changed options")
 
 
 def _save_state(out: Path, rules: Game, learner: Learner, iteration: int, elapsed: float,

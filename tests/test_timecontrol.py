@@ -195,18 +195,19 @@ def test_moves_left_model_counts_empty_cells():
 
 def test_plies_until_the_solver_by_hand():
     from boardzoo.envs import make_game
-    from boardzoo.knowledge.base import plies_until_affordable, solver_horizon
+    from boardzoo.knowledge.base import plies_until_affordable, solver_horizon, solver_speed
     from boardzoo.knowledge.connect_four import COST_AT_REACH, COST_GROWTH, REACH_STONES
 
     game = make_game("connect_four")
     state = game.initial_state()
     knowledge = game.knowledge
-    speed = knowledge.solve_speed  # nothing solved in this process yet: the reference
+    speed = solver_speed(knowledge)[0]  # measured here, or the reference until then
     at_reach = COST_AT_REACH / speed  # a solve at REACH_STONES stones, in seconds
     # affordable at ATTEMPT_FACTOR (2) times the budget: with at_reach / 2 a move, exactly
     # at REACH_STONES stones; each ply earlier costs COST_GROWTH times more
-    assert plies_until_affordable(knowledge, state, at_reach / 2) == REACH_STONES
-    assert plies_until_affordable(knowledge, state, at_reach * COST_GROWTH**4 / 2) == 10
+    # (1% more than the exact budget, so that rounding cannot tip a ceiling)
+    assert plies_until_affordable(knowledge, state, 1.01 * at_reach / 2) == REACH_STONES
+    assert plies_until_affordable(knowledge, state, 1.01 * at_reach * COST_GROWTH**4 / 2) == 10
     assert plies_until_affordable(knowledge, state, 1e9) == 0.0
     assert solver_horizon(make_game("tictactoe").knowledge, None) is None  # no cost model
 

@@ -11,7 +11,9 @@
     python -m benchmarks.time_controls reach [--tc 10+0.1] [--games 20]
         Connect Four: from which stone count alpha-beta's moves are exact under the clock.
 
-Every command prints a table (rich) and can write it as JSON (--out FILE).
+Every command prints a table (rich) and can write it as JSON (--out FILE); the match
+commands print each game as it ends, and with --store FILE (a results store) an interrupted
+run resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ import argparse
 import json
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from boardzoo.agents import AlphaBetaAgent, MCTSAgent
-from boardzoo.arena import clock_use, play_match, tournament
+from boardzoo.arena import agent_spec, clock_use, play_match, tournament
 from boardzoo.envs import make_env
 from boardzoo.envs.core import PLY
 from boardzoo.knowledge.othello_solver import solve as othello_solve
@@ -45,6 +48,17 @@ def _table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     for row in rows:
         table.add_row(*[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row])
     Console().print(table)
+
+
+def _progress(total: int) -> Callable[[int], None]:
+    """A ``progress(n)`` callback for a match that prints the games ended so far."""
+    ended, start = [0], time.monotonic()
+
+    def report(n: int) -> None:
+        ended[0] += n
+        print(f"{ended[0]}/{total} games, {time.monotonic() - start:.0f} s", flush=True)
+
+    return report
 
 
 def _numbers(text: str) -> list[int]:
@@ -91,7 +105,8 @@ def run_clocks(args: argparse.Namespace) -> dict[str, Any]:
     """alpha-beta and MCTS (their defaults) under one clock."""
     agents = {"alphabeta": AlphaBetaAgent(seed=1), "mcts": MCTSAgent(seed=2)}
     result = tournament(args.game, agents, games_per_pair=args.games, seed=args.seed,
-                        time_control=args.tc, workers=args.workers, opening_plies=4)
+                        time_control=args.tc, workers=args.workers, opening_plies=4,
+                        store=args.store, progress=_progress(args.games))
     use = clock_use(result)
     match = result.matches[("alphabeta", "mcts")]
     rows = [[name, use[name]["time_losses"], use[name]["flagged"], use[name]["used_share"],
@@ -114,7 +129,8 @@ def run_allocation(args: argparse.Namespace) -> dict[str, Any]:
     # both play on the clock (their time is recorded), but the fixed side never sees it and
     # a game longer than expected must not make it lose on time: flags only warn
     match = play_match(args.game, clocked, fixed, games=args.games, seed=args.seed,
-                       time_control=args.tc, workers=args.workers, on_time="warn")
+                       time_control=args.tc, workers=args.workers, on_time="warn",
+                       store=args.store, progress=_progress(args.games))
     low, high = match.score_ci
     _table(f"{args.game}: MCTS on a {args.tc} clock vs MCTS at {per_move:.3f} s per move",
            ["games", "score", "95% low", "95% high"], [[match.games, match.score, low, high]])
@@ -127,6 +143,7 @@ class _Unclocked:
 
     def __init__(self, agent: MCTSAgent):
         self.agent = agent
+        self.spec = {"unclocked": agent_spec(agent)}  # what a results store knows it by
 
     def reseed(self, seed: int | None) -> None:
         self.agent.reseed(seed)
@@ -165,7 +182,7 @@ def run_reach(args: argparse.Namespace) -> dict[str, Any]:
     log: dict[int, list[bool]] = defaultdict(list)
     a, b = _Recorder(AlphaBetaAgent(seed=1), log), _Recorder(AlphaBetaAgent(seed=2), log)
     play_match("connect_four", a, b, games=args.games, seed=args.seed, time_control=args.tc,
-               opening_plies=2)
+               opening_plies=2, progress=_progress(args.games))
     shares = {s: float(np.mean(v)) for s, v in sorted(log.items())}
     always = [s for s in shares if all(shares[t] == 1.0 for t in shares if t >= s)]
     rows = [[s, len(log[s]), share] for s, share in shares.items()]
@@ -191,6 +208,8 @@ def main(argv: list[str] | None = None) -> None:
         sub.add_argument("--games", type=int, default=100 if name == "clocks" else 200)
         sub.add_argument("--workers", type=int, default=1)
         sub.add_argument("--seed", type=int, default=0)
+        sub.add_argument("--store", default=None,
+                         help="a results store: games are kept there and a rerun resumes")
     reach = commands.add_parser("reach")
     reach.add_argument("--tc", default="10+0.1")
     reach.add_argument("--games", type=int, default=20)

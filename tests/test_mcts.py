@@ -213,6 +213,53 @@ def test_a_subtree_too_big_to_copy_in_the_time_left_is_dropped(monkeypatch):
     assert kept > 0 and third.visits.sum() == kept + third.simulations  # cheap: kept
 
 
+@pytest.mark.parametrize("watched", [False, True])
+def test_a_search_that_fills_its_tree_stops_there_and_plays(watched):
+    """``max_nodes`` bounds the tree's memory: a search that fills it stops (long before
+    its time is up, without spinning on a full tree) and plays its best move so far. A
+    Connect Four node has up to 7 children, so 4,096 rows hold fewer than 4,096
+    expansions."""
+    env = make_env("connect_four")
+    env.reset()
+    agent = MCTSAgent(time_limit=600, max_nodes=4096, exact_solver=False, seed=0)
+    progress = [] if watched else None
+    result = agent.search(env, on_progress=progress.append if watched else None)
+    assert agent.tree.capacity <= 4096 and agent.tree.size <= 4096
+    assert 500 < result.simulations < 4096 and result.seconds < 60
+    assert env.unwrapped.legal_mask()[result.action]
+    # the next move reuses the full subtree and still plays, within the cap
+    env.step(result.action)
+    env.step(result.pv[1])
+    again = agent.search(env)
+    assert env.unwrapped.legal_mask()[again.action] and agent.tree.size <= 4096
+
+
+class _Uniform:
+    """An Evaluator with uniform priors and value 0."""
+
+    def __call__(self, observations, masks):
+        from boardzoo.wrappers.model import Evaluation
+
+        return Evaluation(np.where(masks, 0.0, -np.inf), np.zeros(len(observations)))
+
+
+def test_a_network_guided_search_that_fills_its_tree_stops_there():
+    """The batched (Evaluator) search stops on a full tree too, instead of expanding past
+    the arrays' end."""
+    env = make_env("connect_four")
+    env.reset()
+    agent = MCTSAgent(simulations=20_000, evaluator=_Uniform(), max_nodes=4096,
+                      exact_solver=False, seed=0)
+    result = agent.search(env)
+    assert agent.tree.size <= 4096 and 200 < result.simulations < 4096
+
+
+@pytest.mark.parametrize("bad", [0, 100, 4095, 2.5e6, "big"])
+def test_max_nodes_must_leave_room_for_a_root(bad):
+    with pytest.raises(InvalidOptionError, match="max_nodes"):
+        MCTSAgent(max_nodes=bad)
+
+
 def _subtree_visits(agent: MCTSAgent, first_action: int, reply: int) -> int:
     ints = agent.tree.ints
     for child in range(ints[0, 2], ints[0, 2] + ints[0, 3]):

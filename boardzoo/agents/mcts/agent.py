@@ -45,6 +45,7 @@ from boardzoo.agents.mcts.rules import (
 )
 from boardzoo.agents.mcts.tree import (
     ACTION,
+    DEFAULT_MAX_NODES,
     DEPTH,
     DRAW,
     FIRST,
@@ -85,6 +86,8 @@ REROOT_SECONDS_PER_NODE = 2e-7
 REROOT_SHARE = 0.25
 #: most simulations one call of :meth:`MCTSAgent.ponder` runs (bounds the tree's memory)
 PONDER_SIMULATIONS = 2_000_000
+#: the smallest ``max_nodes``: room for a root with every child of the biggest board
+MIN_MAX_NODES = 1 << 12
 _PROVEN_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 
 
@@ -163,6 +166,9 @@ class MCTSAgent(SearchingAgent):
             knowledge says the position is within reach (Connect Four from 14 stones,
             Othello from 18 empties), on the solver's own node budget.
         reuse_tree: keep the subtree of the position reached after our move and the reply.
+        max_nodes: the most nodes the search tree may hold (76 bytes each; the default
+            2**25 is about 2.5 GB); a search that fills the tree stops there and plays its
+            best move so far (at least 4,096).
         dirichlet: ``(epsilon, alpha)`` root noise on the priors (self-play).
         temperature: 0 plays the most visited move; T > 0 samples ``N ** (1 / T)``.
         unvisited_q: Q of unvisited children under PUCT/Gumbel: a number, "parent" (the
@@ -200,6 +206,7 @@ class MCTSAgent(SearchingAgent):
         gumbel_c_visit: float = 50.0,
         batch_size: int = 16,
         cache_size: int = 1 << 18,
+        max_nodes: int = DEFAULT_MAX_NODES,
     ):
         _check_options(
             simulations,
@@ -219,6 +226,9 @@ class MCTSAgent(SearchingAgent):
             )
         if not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
+        if not isinstance(max_nodes, int) or max_nodes < MIN_MAX_NODES:
+            raise InvalidOptionError(
+                f"max_nodes={max_nodes!r}; give an integer of at least {MIN_MAX_NODES}")
         self._default_budget = simulations is None and time_limit is None  # yields to a clock
         if self._default_budget:
             simulations = DEFAULT_SIMULATIONS
@@ -243,7 +253,9 @@ class MCTSAgent(SearchingAgent):
         self._tuning = (rave_k, pw_c, pw_alpha, gumbel_c_visit)
         self._settings: dict[str | None, Settings] = {}
         self.settings = self.settings_for(None)
-        self.tree = Tree()
+        self.max_nodes = max_nodes
+        self.tree = Tree(max_nodes=max_nodes)
+        self._tree_full = False  # this search filled the tree: it stops
         self.last_search: SearchResult | None = None
         self.last_analysis: Analysis | None = None
         self._reuse_from: tuple[Any, int | None] | None = None  # (root, our action or None)
@@ -253,7 +265,8 @@ class MCTSAgent(SearchingAgent):
     def __getstate__(self) -> dict[str, Any]:
         """Pickles (for arena worker processes) without the search tree or cached evaluations."""
         state = dict(self.__dict__)
-        state["tree"], state["last_search"], state["_reuse_from"] = Tree(), None, None
+        state["tree"], state["last_search"], state["_reuse_from"] = (
+            Tree(max_nodes=self.max_nodes), None, None)
         state["last_analysis"] = None
         if self.batcher is not None:
             state["batcher"] = LeafBatcher(self.batcher.evaluator, self.batcher.cache_size)
@@ -419,7 +432,7 @@ class MCTSAgent(SearchingAgent):
                 break
             round_end = min(end, now + PROGRESS_SECONDS)
             done += self._run(runner, budget - done, round_end)
-            if self.solver and self.tree.ints[0, PROVEN] != UNKNOWN:
+            if self._tree_full or (self.solver and self.tree.ints[0, PROVEN] != UNKNOWN):
                 break
             if on_progress is not None:
                 on_progress(self._analysis(model, self._result(model, None, None, done, start),
@@ -599,19 +612,25 @@ class MCTSAgent(SearchingAgent):
             self.batcher.run([job], self.rng, deadline)
             if self.solver and self.tree.ints[0, PROVEN] != UNKNOWN:
                 return job.done, fast.ROOT_PROVEN
+            if job.full:
+                return job.done, fast.NEED_SPACE
             return job.done, fast.RAN_ALL if job.done >= n else fast.OUT_OF_TIME
 
         return run
 
     def _run(self, runner, simulations: int, deadline: float, forced: int = -1) -> int:
-        """Run ``simulations`` (growing the tree as needed); returns how many ran."""
+        """Run ``simulations`` (growing the tree as needed, up to ``max_nodes``: a full tree
+        sets ``_tree_full`` and ends the run); returns how many ran."""
         total = 0
         while total < simulations:
-            self.tree.reserve(1024)
+            self.tree.reserve(1024)  # as far as the cap allows: the runner says if too few
             done, status = runner(simulations - total, deadline, forced)
             total += done
             if status == fast.NEED_SPACE:
-                self.tree.reserve(2 * self.tree.capacity)
+                if self.tree.capacity >= self.tree.max_nodes:
+                    self._tree_full = True
+                    break
+                self.tree.reserve(2 * self.tree.capacity)  # up to the cap
             elif status != fast.RAN_ALL:
                 break
         return total
@@ -621,6 +640,7 @@ class MCTSAgent(SearchingAgent):
         copying it is expected to take at most :data:`REROOT_SHARE` of the time left until
         ``deadline`` (a subtree of millions of nodes after a long think takes ~0.5 s, which
         a short move under a clock cannot pay)."""
+        self._tree_full = False
         node = self._matching_node(model, root) if self._reuse_from is not None else -1
         if node > 0 and self._reroot_seconds(node) > REROOT_SHARE * (deadline - monotonic()):
             node = -1

@@ -145,7 +145,8 @@ class EvaluationCache:
 class SearchJob:
     """One tree to grow: ``simulations`` more simulations from ``root`` with settings ``cfg``,
     at most ``leaves`` pending per round (1 when many trees share a batch), optionally all
-    through root child row ``forced_child``. ``done`` counts finished simulations."""
+    through root child row ``forced_child``. ``done`` counts finished simulations; ``full``:
+    the tree reached its ``max_nodes`` and the job stopped."""
 
     tree: Tree
     cfg: Any
@@ -155,6 +156,7 @@ class SearchJob:
     leaves: int = 1
     forced_child: int = -1
     done: int = 0
+    full: bool = False
     stalled: int = field(default=0, repr=False)
 
 
@@ -193,8 +195,8 @@ class LeafBatcher:
         self._path = np.empty(MAX_TREE_DEPTH, np.int64)
 
     def run(self, jobs: list[SearchJob], rng: np.ndarray, deadline: float = 0.0) -> None:
-        """Advance every job until it has run its simulations, its root is proven, or the
-        ``deadline`` (:func:`boardzoo.clock.monotonic`; 0 = none) passes."""
+        """Advance every job until it has run its simulations, its root is proven, its tree
+        is full, or the ``deadline`` (:func:`boardzoo.clock.monotonic`; 0 = none) passes."""
         active = [job for job in jobs if job.done < job.simulations]
         while active:
             if deadline and monotonic() > deadline:
@@ -210,7 +212,9 @@ class LeafBatcher:
     def _descend_job(self, job: SearchJob) -> list[_Leaf]:
         """Up to ``job.leaves`` new leaves of one tree (terminal ones are backed up at once)."""
         model = job.model
-        job.tree.reserve(job.leaves * model.num_actions + 1)
+        if not job.tree.reserve(job.leaves * model.num_actions + 1):
+            job.full, job.simulations = True, job.done  # no room to expand: the job ends
+            return []
         leaves: list[_Leaf] = []
         attempts = 0
         wanted = min(job.leaves, job.simulations - job.done)

@@ -8,6 +8,9 @@
     python -m benchmarks.time_controls allocation GAME [--tc 10+0.1] [--games 200]
         MCTS with its clock (allocation, early stopping) against the same MCTS at a fixed
         time per move with the same total time per game (base / moves + increment).
+    python -m benchmarks.time_controls proofs GAME [--tc 10+0.1] [--games 100] [--seed 0]
+        the clocks match one game at a time with every move logged: the clock still left
+        when each agent's own result became exact, and the clock used until then.
     python -m benchmarks.time_controls reach [--tc 10+0.1] [--games 20]
         Connect Four: from which stone count alpha-beta's moves are exact under the clock.
 
@@ -31,7 +34,6 @@ import numpy as np
 from boardzoo.agents import AlphaBetaAgent, MCTSAgent
 from boardzoo.arena import agent_spec, clock_use, play_match, tournament
 from boardzoo.envs import make_env
-from boardzoo.envs.core import PLY
 from boardzoo.knowledge.othello_solver import solve as othello_solve
 from boardzoo.timecontrol import TimeControl, estimated_moves_left
 
@@ -156,42 +158,93 @@ class _Unclocked:
 
 
 class _Recorder:
-    """Wraps an agent; records, per stone count, whether each of its moves with a choice
-    was exact (a single legal move is played unsearched, so it is never exact)."""
+    """Wraps an agent; logs each of its moves to ``log``: the game (counted by the arena's
+    reseeds, one before every game), the stones or discs on the board, the legal moves, the
+    main time left before it, and whether its result was exact."""
 
-    def __init__(self, agent: AlphaBetaAgent, log: dict[int, list[bool]]):
-        self.agent, self.log = agent, log
+    def __init__(self, name: str, agent: Any, log: list[dict[str, Any]]):
+        self.name, self.agent, self.log, self.game = name, agent, log, -1
 
     def reseed(self, seed: int | None) -> None:
+        self.game += 1
         self.agent.reseed(seed)
 
     def prepare(self, env: Any) -> None:
         self.agent.prepare(env)
 
     def act(self, env: Any, clock: Any = None) -> int:
+        state = env.unwrapped.state_array
+        entry = {"agent": self.name, "game": self.game,
+                 "stones": int((env.unwrapped.game.cells(state) != 0).sum()),
+                 "legal": int(env.unwrapped.legal_mask().sum()),
+                 "remaining": None if clock is None else clock.remaining}
         action = self.agent.act(env, clock=clock)
-        if env.unwrapped.legal_mask().sum() > 1:
-            stones = int(env.unwrapped.state_array[PLY])  # the stones on a Connect Four board
-            analysis = self.agent.last_analysis
-            self.log[stones].append(bool(analysis is not None and analysis.exact))
+        analysis = self.agent.last_analysis
+        entry["exact"] = bool(analysis is not None and analysis.exact)
+        self.log.append(entry)
         return action
 
 
 def run_reach(args: argparse.Namespace) -> dict[str, Any]:
-    """Connect Four alpha-beta self-play under the clock: the share of exact moves by stones."""
-    log: dict[int, list[bool]] = defaultdict(list)
-    a, b = _Recorder(AlphaBetaAgent(seed=1), log), _Recorder(AlphaBetaAgent(seed=2), log)
+    """Connect Four alpha-beta self-play under the clock: the share of exact moves by stones
+    (of the moves with a choice: a single legal move is played unsearched, never exact)."""
+    log: list[dict[str, Any]] = []
+    a = _Recorder("a", AlphaBetaAgent(seed=1), log)
+    b = _Recorder("b", AlphaBetaAgent(seed=2), log)
     play_match("connect_four", a, b, games=args.games, seed=args.seed, time_control=args.tc,
                opening_plies=2, progress=_progress(args.games))
-    shares = {s: float(np.mean(v)) for s, v in sorted(log.items())}
+    by_stones: dict[int, list[bool]] = defaultdict(list)
+    for entry in log:
+        if entry["legal"] > 1:
+            by_stones[entry["stones"]].append(entry["exact"])
+    shares = {s: float(np.mean(v)) for s, v in sorted(by_stones.items())}
     always = [s for s in shares if all(shares[t] == 1.0 for t in shares if t >= s)]
-    rows = [[s, len(log[s]), share] for s, share in shares.items()]
+    rows = [[s, len(by_stones[s]), share] for s, share in shares.items()]
     _table(f"Connect Four alpha-beta under {args.tc}: exact moves by stones on the board",
            ["stones", "moves", "exact share"], rows)
     reach = min(always) if always else None
     print(f"every move exact from {reach} stones on")
     return {"tc": args.tc, "games": args.games, "exact_share_by_stones": shares,
             "exact_from_stones": reach}
+
+
+def run_proofs(args: argparse.Namespace) -> dict[str, Any]:
+    """The clocks match, one game at a time, with every move logged: how much of each
+    agent's unused clock was still on it when its own result became exact (a proven game:
+    no thinking after that can change a move), and the clock used over the time that
+    could (the time it had less what was left at the proof)."""
+    log: list[dict[str, Any]] = []
+    agents = {"alphabeta": _Recorder("alphabeta", AlphaBetaAgent(seed=1), log),
+              "mcts": _Recorder("mcts", MCTSAgent(seed=2), log)}
+    match = play_match(args.game, agents["alphabeta"], agents["mcts"], games=args.games,
+                       seed=args.seed, time_control=args.tc, opening_plies=4,
+                       progress=_progress(args.games))
+    rows, out = [], {}
+    for name, seat_of in (("alphabeta", lambda r: r.agent_a_seat),
+                          ("mcts", lambda r: 1 - r.agent_a_seat)):
+        used = had = left_at_proof = 0.0
+        proven_early = 0
+        for index, record in enumerate(match.records):
+            seat = seat_of(record)
+            spent = sum(record.clock_seconds[seat])
+            used += spent
+            had += spent + max(0.0, record.clock_left[seat])
+            moves = [e for e in log if e["agent"] == name and e["game"] == index]
+            proof = next((k for k, e in enumerate(moves) if e["exact"]), None)
+            if proof is not None:
+                left_at_proof += max(0.0, moves[proof]["remaining"]
+                                     - record.clock_seconds[seat][proof])
+                proven_early += proof <= 1
+        figures = {"used_share": used / had, "left_at_proof_share": left_at_proof / had,
+                   "used_share_until_proof": used / (had - left_at_proof),
+                   "proven_at_first_or_second_move": proven_early / len(match.records)}
+        out[name] = figures
+        rows.append([name, *figures.values()])
+    _table(f"{args.game} under {args.tc}, {match.games} games: where the clock goes",
+           ["agent", "clock used", "left when proven", "used until proven",
+            "proven by 2nd move"], rows)
+    return {"game": args.game, "tc": args.tc, "games": match.games, "seed": args.seed,
+            "agents": out}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -201,12 +254,13 @@ def main(argv: list[str] | None = None) -> None:
     ffo.add_argument("--time-limit", type=float, default=120.0)
     ffo.add_argument("--numbers", default="40-47")
     ffo.add_argument("--with-solver", action="store_true", help="also time the solver alone")
-    for name in ("clocks", "allocation"):
+    for name in ("clocks", "allocation", "proofs"):
         sub = commands.add_parser(name)
         sub.add_argument("game", choices=["connect_four", "othello", "go"])
         sub.add_argument("--tc", default="10+0.1")
-        sub.add_argument("--games", type=int, default=100 if name == "clocks" else 200)
-        sub.add_argument("--workers", type=int, default=1)
+        sub.add_argument("--games", type=int, default=200 if name == "allocation" else 100)
+        if name != "proofs":  # proofs logs moves in this process: one game at a time
+            sub.add_argument("--workers", type=int, default=1)
         sub.add_argument("--seed", type=int, default=0)
         sub.add_argument("--store", default=None,
                          help="a results store: games are kept there and a rerun resumes")
@@ -217,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=None, help="write the figures as JSON")
     args = parser.parse_args(argv)
     runners = {"ffo": run_ffo, "clocks": run_clocks, "allocation": run_allocation,
-               "reach": run_reach}
+               "proofs": run_proofs, "reach": run_reach}
     figures = runners[args.command](args)
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2, default=float) + "\n")

@@ -243,15 +243,19 @@ class _Uniform:
         return Evaluation(np.where(masks, 0.0, -np.inf), np.zeros(len(observations)))
 
 
-def test_a_network_guided_search_that_fills_its_tree_stops_there():
+@pytest.mark.parametrize("game, options", [("connect_four", {}), ("go", {"board_size": 19})])
+def test_a_network_guided_search_that_fills_its_tree_stops_there(game, options):
     """The batched (Evaluator) search stops on a full tree too, instead of expanding past
-    the arrays' end."""
-    env = make_env("connect_four")
+    the arrays' end; near the cap it batches fewer leaves (16 leaves of 362 children do not
+    fit in 4,096 rows on 19x19)."""
+    env = make_env(game, **options)
     env.reset()
     agent = MCTSAgent(simulations=20_000, evaluator=_Uniform(), max_nodes=4096,
                       exact_solver=False, seed=0)
     result = agent.search(env)
-    assert agent.tree.size <= 4096 and 200 < result.simulations < 4096
+    children = env.unwrapped.legal_mask().size
+    assert agent.tree.size <= 4096 and 4096 // (2 * children) < result.simulations < 4096
+    assert env.unwrapped.legal_mask()[result.action]
 
 
 @pytest.mark.parametrize("bad", [0, 100, 4095, 2.5e6, "big"])

@@ -210,14 +210,17 @@ class LeafBatcher:
 
     # ------------------------------------------------------------------ step 1: descend
     def _descend_job(self, job: SearchJob) -> list[_Leaf]:
-        """Up to ``job.leaves`` new leaves of one tree (terminal ones are backed up at once)."""
+        """Up to ``job.leaves`` new leaves of one tree (terminal ones are backed up at once;
+        fewer when the tree, near its ``max_nodes``, has room for fewer expansions)."""
         model = job.model
-        if not job.tree.reserve(job.leaves * model.num_actions + 1):
+        job.tree.reserve(job.leaves * model.num_actions + 1)
+        room = (job.tree.capacity - job.tree.size) // model.num_actions
+        if room < 1:
             job.full, job.simulations = True, job.done  # no room to expand: the job ends
             return []
         leaves: list[_Leaf] = []
         attempts = 0
-        wanted = min(job.leaves, job.simulations - job.done)
+        wanted = min(job.leaves, room, job.simulations - job.done)
         while len(leaves) < wanted and attempts < 2 * wanted + 2:
             attempts += 1
             if isinstance(model, GameModel):

@@ -15,8 +15,8 @@
         Connect Four: from which stone count alpha-beta's moves are exact under the clock.
 
 Every command prints a table (rich) and can write it as JSON (--out FILE); the match
-commands print each game as it ends, and with --store FILE (a results store) an interrupted
-run resumes where it stopped.
+commands print each game as it ends, and clocks and allocation with --store FILE (a results
+store) resume an interrupted run where it stopped.
 """
 
 from __future__ import annotations
@@ -259,11 +259,11 @@ def main(argv: list[str] | None = None) -> None:
         sub.add_argument("game", choices=["connect_four", "othello", "go"])
         sub.add_argument("--tc", default="10+0.1")
         sub.add_argument("--games", type=int, default=200 if name == "allocation" else 100)
-        if name != "proofs":  # proofs logs moves in this process: one game at a time
-            sub.add_argument("--workers", type=int, default=1)
         sub.add_argument("--seed", type=int, default=0)
-        sub.add_argument("--store", default=None,
-                         help="a results store: games are kept there and a rerun resumes")
+        if name != "proofs":  # proofs logs every move in this process: one game at a time,
+            sub.add_argument("--workers", type=int, default=1)  # all of them played here
+            sub.add_argument("--store", default=None,
+                             help="a results store: games are kept there and a rerun resumes")
     reach = commands.add_parser("reach")
     reach.add_argument("--tc", default="10+0.1")
     reach.add_argument("--games", type=int, default=20)

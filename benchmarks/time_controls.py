@@ -219,6 +219,9 @@ def run_proofs(args: argparse.Namespace) -> dict[str, Any]:
     match = play_match(args.game, agents["alphabeta"], agents["mcts"], games=args.games,
                        seed=args.seed, time_control=args.tc, opening_plies=4,
                        progress=_progress(args.games))
+    moves_by_game: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for entry in log:
+        moves_by_game[entry["agent"], entry["game"]].append(entry)
     rows, out = [], {}
     for name, seat_of in (("alphabeta", lambda r: r.agent_a_seat),
                           ("mcts", lambda r: 1 - r.agent_a_seat)):
@@ -229,7 +232,7 @@ def run_proofs(args: argparse.Namespace) -> dict[str, Any]:
             spent = sum(record.clock_seconds[seat])
             used += spent
             had += spent + max(0.0, record.clock_left[seat])
-            moves = [e for e in log if e["agent"] == name and e["game"] == index]
+            moves = moves_by_game[name, index]
             proof = next((k for k, e in enumerate(moves) if e["exact"]), None)
             if proof is not None:
                 left_at_proof += max(0.0, moves[proof]["remaining"]

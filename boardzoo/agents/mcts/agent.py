@@ -627,7 +627,7 @@ class MCTSAgent(SearchingAgent):
             done, status = runner(simulations - total, deadline, forced)
             total += done
             if status == fast.NEED_SPACE:
-                if self.tree.capacity >= self.tree.max_nodes:
+                if self.tree.at_cap:
                     self._tree_full = True
                     break
                 self.tree.reserve(2 * self.tree.capacity)  # up to the cap

@@ -64,14 +64,17 @@ class Tree:
         """Keep only an unexpanded root."""
         init_root(self.ints, self.floats, self.meta)
 
-    def reserve(self, free_rows: int) -> bool:
-        """Grow (doubling, up to ``max_nodes`` rows) until at least ``free_rows`` rows are
-        free; False when the cap leaves fewer (the tree has grown as far as it may)."""
+    @property
+    def at_cap(self) -> bool:
+        """Whether the arrays have grown to ``max_nodes`` rows (they can grow no more)."""
+        return self.capacity >= self.max_nodes
+
+    def reserve(self, free_rows: int) -> None:
+        """Grow (doubling, never past ``max_nodes`` rows) until at least ``free_rows`` rows
+        are free, or as far as the cap allows."""
         needed = self.size + free_rows
-        if needed <= self.capacity:
-            return True
-        if self.capacity >= self.max_nodes:
-            return False
+        if needed <= self.capacity or self.at_cap:
+            return
         capacity = self.capacity
         while capacity < needed:
             capacity *= 2
@@ -82,7 +85,6 @@ class Tree:
         floats[: self.size] = self.floats[: self.size]
         self.ints, self.floats = ints, floats
         self.meta[CAPACITY] = capacity
-        return needed <= capacity
 
     def reroot(self, node: int) -> None:
         """Make ``node``'s subtree the whole tree (tree reuse), compacting it to the front of

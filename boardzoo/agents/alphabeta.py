@@ -60,6 +60,7 @@ import numpy as np
 from numba import njit
 
 from boardzoo.agents.base import SearchingAgent
+from boardzoo.agents.swindle import CHILD_SOLVE_SHARE, outcome_keeping_moves
 from boardzoo.analysis import EXACT, HEURISTIC, Analysis, MoveStat, ProgressFn, move_texts
 from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
@@ -150,6 +151,7 @@ class _Work(NamedTuple):
     pv_length: np.ndarray
     history: np.ndarray
     tie_rank: np.ndarray
+    root_moves: np.ndarray
     stats: np.ndarray
 
 
@@ -340,6 +342,8 @@ def _negamax(
         return score
     horizon_before = stats[_HORIZON]
     legal_fn(state, work.masks[ply])
+    if ply == 0:
+        work.masks[0] &= work.root_moves  # a swindle searches only some of the root's moves
     count = _order_moves(work, ply, table_move)
     alpha_start, best, best_move = alpha, -INFINITY, -1
     child = work.states[ply + 1]
@@ -435,7 +439,10 @@ class AlphaBetaAgent(SearchingAgent):
     move), giving up early when the position proves much harder than estimated
     (:func:`~boardzoo.knowledge.base.solve_if_affordable`); alpha-beta gets the time left.
     Without a time limit the solver runs on its own deterministic budget where the
-    knowledge says the position is within reach. A solution is the answer (``exact=True``).
+    knowledge says the position is within reach. A solution is the answer (``exact=True``),
+    except on a clock when it is a draw or a loss and ``swindle`` is true (the default): then
+    the move's time goes to alpha-beta among the moves that keep that outcome
+    (:mod:`boardzoo.agents.swindle`); the reported value stays the solver's.
     """
 
     def __init__(
@@ -446,6 +453,7 @@ class AlphaBetaAgent(SearchingAgent):
         seed: int | None = None,
         tt_bits: int = 20,
         solver: bool = True,
+        swindle: bool = True,
     ):
         _check_options(depth, time_limit, evaluator, tt_bits)
         self.depth = None if depth is None else int(depth)
@@ -456,6 +464,7 @@ class AlphaBetaAgent(SearchingAgent):
         self.evaluator = evaluator
         self.tt_bits = int(tt_bits)
         self.solver = bool(solver)
+        self.swindle = bool(swindle)
         self._table: _Table | None = None
         self._stamp = 0
         self.last_analysis: Analysis | None = None
@@ -517,6 +526,9 @@ class AlphaBetaAgent(SearchingAgent):
         started = monotonic()
         budget = self._solver_budget(deadlines)
         solved = self._try_solver(knowledge, state, started, budget)
+        if solved is not None and clock is not None and self.swindle:
+            solved = self._swindle(model, state, solved, entered, clock, cap, on_progress,
+                                   stop)
         if solved is not None:
             return self._finish(model, solved)
         spent = monotonic() - started  # a failed solve used its share (and maybe compiled)
@@ -533,6 +545,24 @@ class AlphaBetaAgent(SearchingAgent):
         if deadlines is not None:
             return max(0.0, deadlines.maximum - monotonic()) * SOLVER_SHARE
         return None if self.time_limit is None else self.time_limit * SOLVER_SHARE
+
+    def _swindle(self, model: EnvModel, state: np.ndarray, solved: SearchResult,
+                 entered: float, clock: ClockView, cap: float | None,
+                 on_progress: ProgressFn | None, stop: threading.Event | None) -> SearchResult:
+        """A proven draw or loss on a clock: alpha-beta among the moves that keep the outcome,
+        for the move's share of every move left (the solver saves none of them now); the
+        solver's exact value is kept. ``solved`` itself when there is nothing to choose."""
+        game = _game_of(model)
+        deadlines = SearchDeadlines.for_move(entered, clock, game, state, cap)
+        seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
+        moves = outcome_keeping_moves(game, game.knowledge, state, int(solved.value),
+                                      solved.action, seconds)
+        if moves is None:
+            return solved
+        result = self._alphabeta(model, game.knowledge, state, 0.0, deadlines, on_progress,
+                                 stop, root_moves=moves)
+        return result._replace(value=solved.value, exact=True, nodes=result.nodes + solved.nodes,
+                               seconds=monotonic() - entered)
 
     def _finish(self, model: EnvModel, result: SearchResult) -> SearchResult:
         self.last_analysis = _analysis(model, result, final=True)
@@ -571,12 +601,16 @@ class AlphaBetaAgent(SearchingAgent):
         deadlines: SearchDeadlines | None = None,
         on_progress: ProgressFn | None = None,
         stop: threading.Event | None = None,
+        root_moves: list[int] | None = None,
     ) -> SearchResult:
         """Iterative deepening until the depth, the time (the clock's ``deadlines``, or
         ``time_limit`` less ``spent`` seconds already used by a solver), ``stop`` or an
-        exact result is reached."""
+        exact result is reached; over ``root_moves`` only at the root when given."""
         kernels = _search_kernels(model, knowledge, self.evaluator)
         work = self._workspace(state, model.num_actions)
+        if root_moves is not None:
+            work.root_moves[:] = False
+            work.root_moves[root_moves] = True
         table = self._transposition_table()
         _iterate(*kernels, table, work, 0, np.inf)  # compiles on first use, outside time_limit
         work.stats[_NODES] = 0
@@ -640,6 +674,7 @@ class AlphaBetaAgent(SearchingAgent):
             pv_length=np.zeros(plies, np.int64),
             history=np.zeros(num_actions, np.int64),
             tie_rank=self.rng.permutation(num_actions).astype(np.int64),
+            root_moves=np.ones(num_actions, np.bool_),
             stats=stats,
         )
 

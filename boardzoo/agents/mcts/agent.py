@@ -59,6 +59,7 @@ from boardzoo.agents.mcts.tree import (
     WIN,
     Tree,
 )
+from boardzoo.agents.swindle import CHILD_SOLVE_SHARE, outcome_keeping_moves
 from boardzoo.analysis import MEAN, PROGRESS_SECONDS, Analysis, ProgressFn, mcts_moves, move_texts
 from boardzoo.clock import monotonic
 from boardzoo.envs.registry import GAMES
@@ -165,6 +166,9 @@ class MCTSAgent(SearchingAgent):
             estimated (the search gets the rest); without a time budget where the
             knowledge says the position is within reach (Connect Four from 14 stones,
             Othello from 18 empties), on the solver's own node budget.
+        swindle: on a clock, when the exact solver proves a draw or a loss, search on among
+            the moves that keep that outcome (the others are marked as proven losses) and
+            play the search's choice (:mod:`boardzoo.agents.swindle`; needs ``solver``).
         reuse_tree: keep the subtree of the position reached after our move and the reply.
         max_nodes: the most nodes the search tree may hold (76 bytes each; the default
             2**25 is about 2.5 GB); a search that fills the tree stops there and plays its
@@ -207,6 +211,7 @@ class MCTSAgent(SearchingAgent):
         batch_size: int = 16,
         cache_size: int = 1 << 18,
         max_nodes: int = DEFAULT_MAX_NODES,
+        swindle: bool = True,
     ):
         _check_options(
             simulations,
@@ -241,6 +246,7 @@ class MCTSAgent(SearchingAgent):
         self.progressive_widening = progressive_widening
         self.solver = solver
         self.exact_solver = exact_solver
+        self.swindle = swindle
         self.reuse_tree = reuse_tree
         self.dirichlet = dirichlet
         self.temperature = temperature
@@ -350,7 +356,11 @@ class MCTSAgent(SearchingAgent):
         if deadlines is not None and _single_legal_move(model, root):
             return self._finish(model, root, self._forced_result(model, root))
         solved = self._exact_solution(model, root, deadlines)
-        if solved is not None:
+        keeping = None
+        if solved is not None and clock is not None:
+            deadlines = SearchDeadlines.for_move(entered, clock, game, root, self.time_limit)
+            keeping = self._swindle_moves(model, root, solved, deadlines)
+        if solved is not None and keeping is None:
             return self._finish(model, root, solved, reuse=False)
         runner = self._runner(model, root)  # compiles on first use: not charged to time_limit
         self._prepare_tree(model, root, math.inf if deadlines is None else deadlines.target)
@@ -361,6 +371,8 @@ class MCTSAgent(SearchingAgent):
         done = 0
         if self.tree.ints[0, FIRST] == NOT_EXPANDED:
             done = self._run(runner, 1, 0.0)  # the root is always expanded
+        if keeping is not None:
+            self._rule_out_root_moves(keeping)
         if self.dirichlet is not None:
             add_root_noise(self.tree, *self.dirichlet, self.np_rng)
         budget = self._simulation_budget(clock)
@@ -373,6 +385,8 @@ class MCTSAgent(SearchingAgent):
                                 stop, watched)
             gumbel_choice, improved = None, None
         result = self._result(model, gumbel_choice, improved, done + more, start)
+        if solved is not None:  # a swindle: the outcome is the solver's
+            result = result._replace(value=solved.value, proven=solved.proven)
         return self._finish(model, root, result)
 
     # ----------------------------------------------------------------------- internals
@@ -568,6 +582,25 @@ class MCTSAgent(SearchingAgent):
             seconds=time.perf_counter() - start,
         )
         return result
+
+    def _swindle_moves(self, model: EnvModel, root: Any, solved: SearchResult,
+                       deadlines: SearchDeadlines) -> list[int] | None:
+        """The moves a swindle searches after the solver proved a draw or a loss (None: play
+        the solver's move), given the move's ``deadlines`` counting every move left."""
+        if not (self.swindle and self.solver and isinstance(model, GameModel)
+                and self.settings.selection != "gumbel"):  # Gumbel ignores proven children
+            return None
+        seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
+        return outcome_keeping_moves(model.game, model.game.knowledge, root,
+                                     int(solved.value), solved.action, seconds)
+
+    def _rule_out_root_moves(self, keeping: list[int]) -> None:
+        """Mark the root's children outside ``keeping`` as proven losses for the mover:
+        MCTS-Solver then never selects or plays them."""
+        ints = self.tree.ints
+        for child in self.tree.children():
+            if int(ints[child, ACTION]) not in keeping:
+                ints[child, PROVEN] = LOSS
 
     def _runner(self, model: EnvModel, root: Any):
         """A function ``run(n, deadline, forced_child) -> (done, status)`` for this model."""

@@ -1,0 +1,65 @@
+"""Swindles: what a clocked agent does with its time once its solver proves it cannot win.
+
+On a clock, a proven draw or loss leaves time that perfect play has no use for: against a
+perfect opponent every move that keeps the outcome is as good as the solver's. Against a
+fallible one they differ, so :class:`~boardzoo.agents.alphabeta.AlphaBetaAgent` and
+:class:`~boardzoo.agents.mcts.MCTSAgent` spend the move's time searching as usual, but only
+among the moves that keep the proven outcome (a draw stays a draw; in a lost position every
+move does), and play the one their search likes best: the move a bounded opponent is
+likelier to get wrong. The outcome the solver proved is never given away. A proven win is
+played at once (the solver's move wins fastest; a swindle could only risk it).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from boardzoo.knowledge import GameKnowledge
+
+__all__ = ["CHILD_SOLVE_SHARE", "outcome_keeping_moves"]
+
+#: share of the move's time that proving which moves keep a draw may take (the rest is the
+#: swindle's search); a move the solver cannot settle in it is left out
+CHILD_SOLVE_SHARE = 0.5
+
+
+def outcome_keeping_moves(game: Any, knowledge: GameKnowledge, state: np.ndarray,
+                          value: int, solver_move: int, seconds: float) -> list[int] | None:
+    """The moves of ``state`` a swindle may choose from, given its exact ``value`` (side to
+    move's view) and the solver's move; None when there is nothing to swindle: a won
+    position, or a single such move.
+
+    Lost: every legal move. Drawn: the solver's move and the moves after which the solver
+    proves a draw within ``seconds`` in all (moves it cannot settle in time are left out).
+    """
+    if value > 0:
+        return None
+    legal = game.legal_actions(state)
+    if value < 0:
+        return legal if len(legal) > 1 else None
+    mover = game.to_play(state)
+    deadline = time.monotonic() + seconds
+    keeping = [solver_move]
+    for move in legal:
+        if move != solver_move and _keeps_draw(game, knowledge, state, move, mover, deadline):
+            keeping.append(move)
+    return sorted(keeping) if len(keeping) > 1 else None
+
+
+def _keeps_draw(game: Any, knowledge: GameKnowledge, state: np.ndarray, move: int,
+                mover: int, deadline: float) -> bool:
+    """Whether playing ``move`` in a drawn position provably keeps the draw for ``mover``."""
+    child = game.step(state, move)
+    if game.is_terminal(child):
+        return bool(game.returns(child)[mover] == 0)
+    left = deadline - time.monotonic()
+    if left <= 0 or knowledge.solve is None:
+        return False
+    solution = knowledge.solve(child, left)
+    if solution is None:
+        return False
+    same_side = game.to_play(child) == mover  # a pass (Othello) gives the mover another turn
+    return (solution.value if same_side else -solution.value) == 0

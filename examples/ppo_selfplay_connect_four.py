@@ -3,7 +3,8 @@
 The opponent is drawn from a pool of the learner's own past policies (boardzoo.rl.selfplay);
 a fraction of the games is played against the compiled one-ply "win_or_block" opponent, which
 punishes a policy that ignores immediate threats. Training is resumable: it saves the SB3 model
-and the pool's newest weights-only checkpoint every ``save_every`` steps under ``--out``::
+and the pool's newest weights-only checkpoint every ``save_every`` steps under ``--out`` (a copy
+named by its step count is kept too)::
 
     python examples/ppo_selfplay_connect_four.py --total_timesteps 2000000 --out runs/c4_ppo
     python examples/ppo_selfplay_connect_four.py --total_timesteps 4000000 --out runs/c4_ppo
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +28,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecMonitor
 
-from boardzoo.agents import RandomAgent
-from boardzoo.agents.ppo import PPOAgent, policy_kwargs, save_policy
+from boardzoo.agents import RandomAgent, make_agent
+from boardzoo.agents.ppo import PPOAgent, load_policy, policy_kwargs, save_policy
 from boardzoo.arena import play_match
 from boardzoo.rl.sb3 import SB3VecEnv
 from boardzoo.rl.selfplay import PolicyPool, SelfPlayCallback
@@ -44,6 +46,9 @@ class Args:
     seed: int = 0
     num_envs: int = 64  # self-play games stepped together
     scripted_envs: int = 16  # more games against the compiled "win_or_block" opponent
+    agent_envs: int = 0  # more games against ``agent_opponent`` (one agent per game)
+    agent_opponent: str = "mcts:simulations=100,exact_solver=false"  # an agent spec
+    init: str = ""  # start a new run from this PPO checkpoint's weights (same architecture)
     opening_plies: int = 4  # each game starts after 0 to this many random moves
     n_steps: int = 64
     batch_size: int = 1024
@@ -57,6 +62,8 @@ class Args:
     snapshot_every: int = 50_000
     save_every: int = 100_000
     eval_games: int = 40  # games against random at each save (0: no evaluation)
+    eval_agent: str = ""  # also evaluate against this agent spec at each save (paired games)
+    eval_seed: int = 1  # openings of the evaluations (keep them apart from the final test's)
     max_minutes: float = 0.0  # stop (and save) after this much training time; 0: no limit
     out: str = "runs/c4_ppo"
 
@@ -89,20 +96,37 @@ def save(model: MaskablePPO, args: Args, observation: str) -> Path:
     os.replace(out / "model.tmp.zip", out / "model.zip")
     checkpoint = out / "ppo_connect_four.pt"
     save_policy(model.policy, checkpoint, GAME, {}, observation, args.features, args.net_arch)
+    shutil.copyfile(checkpoint, out / f"ppo_connect_four_{model.num_timesteps}.pt")
     line = f"{model.num_timesteps} steps {time.strftime('%H:%M:%S')}"
     if args.eval_games:
-        result = play_match(
-            GAME,
-            PPOAgent(str(checkpoint)),
-            RandomAgent(0),
-            games=args.eval_games,
-            opening_plies=args.opening_plies,
-        )
-        line += f" score vs random {result.score:.3f}"
+        opponents = {"random": RandomAgent(0)}
+        if args.eval_agent:
+            opponents[args.eval_agent] = make_agent(args.eval_agent, seed=0)
+        for name, opponent in opponents.items():
+            result = play_match(
+                GAME,
+                PPOAgent(str(checkpoint)),
+                opponent,
+                games=args.eval_games,
+                opening_plies=args.opening_plies,
+                seed=args.eval_seed,
+            )
+            line += f" score vs {name} {result.score:.3f}"
     with open(out / "progress.txt", "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
     print(line, flush=True)
     return checkpoint
+
+
+def warm_start(model: MaskablePPO, args: Args) -> None:
+    """Copy a saved policy's weights into the new model (its architecture must match)."""
+    policy, config = load_policy(args.init)
+    wanted = {"features": args.features, "net_arch": list(args.net_arch), "game": GAME}
+    found = {key: config[key] for key in wanted}
+    if found != wanted:
+        raise SystemExit(f"--init {args.init}: the checkpoint has {found}, this run {wanted}")
+    model.policy.load_state_dict(policy.state_dict())
+    print(f"weights from {args.init}")
 
 
 def make_env(args: Args, pool: PolicyPool, observation: str) -> VecMonitor:
@@ -110,6 +134,8 @@ def make_env(args: Args, pool: PolicyPool, observation: str) -> VecMonitor:
     parts = [BoardVectorEnv(GAME, args.num_envs, opponent=pool.opponent(), **common)]
     if args.scripted_envs:
         parts.append(BoardVectorEnv(GAME, args.scripted_envs, opponent="win_or_block", **common))
+    if args.agent_envs:
+        parts.append(BoardVectorEnv(GAME, args.agent_envs, opponent=args.agent_opponent, **common))
     return VecMonitor(SB3VecEnv(parts))
 
 
@@ -137,6 +163,8 @@ def main(args: Args) -> Path:
             device="cpu",
             policy_kwargs=policy_kwargs(args.features, args.net_arch),
         )
+        if args.init:
+            warm_start(model, args)
     remaining = args.total_timesteps - model.num_timesteps
     if remaining > 0:
         callbacks = CallbackList(

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -113,6 +114,27 @@ def test_ppo_selfplay_example_trains_saves_and_resumes(tmp_path):
     assert resumed == checkpoint
     more = (tmp_path / "progress.txt").read_text().splitlines()
     assert len(more) > len(lines) and int(more[-1].split()[0]) >= 1024
+    assert (tmp_path / f"ppo_connect_four_{more[-1].split()[0]}.pt").exists()  # kept copies
+
+
+def test_ppo_selfplay_example_warm_starts_and_trains_against_an_agent(tmp_path):
+    example = load("ppo_selfplay_connect_four")
+    small = {"num_envs": 4, "scripted_envs": 0, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
+             "snapshot_every": 64, "save_every": 128, "eval_games": 2, "features": "flatten",
+             "net_arch": (16,)}
+    first = example.main(example.Args(total_timesteps=128, out=str(tmp_path / "a"), **small))
+    copied = example.main(example.Args(total_timesteps=0, out=str(tmp_path / "w"),
+                                       init=str(first), **small))
+    weights = [torch.load(path, weights_only=True)["state_dict"] for path in (first, copied)]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    mcts = "mcts:simulations=5,exact_solver=false"
+    args = example.Args(total_timesteps=128, out=str(tmp_path / "b"), init=str(first),
+                        agent_envs=2, agent_opponent=mcts, eval_agent=mcts, **small)
+    example.main(args)
+    line = (tmp_path / "b" / "progress.txt").read_text().splitlines()[-1]
+    assert f"score vs {mcts}" in line
+    with pytest.raises(SystemExit, match="net_arch"):
+        example.main(example.Args(**{**vars(args), "out": str(tmp_path / "c"), "net_arch": (8,)}))
 
 
 @pytest.mark.slow  # about a minute of CPU: a PPO run and a 5-player round robin

@@ -354,10 +354,15 @@ MOVES_AT_REACH = 1.0
 MIN_THINKING_MOVES = 2.0
 
 
-def estimated_moves_left(game: Any, state: Any) -> float:
+def estimated_moves_left(game: Any, state: Any, proven_value: int | None = None) -> float:
     """The per-game model of the moves the side to move still has to make: half the empty
     cells of the board (board-filling games end by then; in Go captures and passes roughly
-    balance), at least :data:`MIN_MOVES_LEFT`; :data:`DEFAULT_MOVES_LEFT` without a board."""
+    balance), at least :data:`MIN_MOVES_LEFT`; :data:`DEFAULT_MOVES_LEFT` without a board.
+    Given the position's exact ``proven_value``, the game's knowledge may count them under
+    perfect play instead (``proven_moves_left``: Connect Four knows when a proven game ends)."""
+    counted = getattr(getattr(game, "knowledge", None), "proven_moves_left", None)
+    if proven_value is not None and counted is not None:
+        return max(MIN_MOVES_LEFT, float(counted(state, proven_value)))
     cells = getattr(game, "cells", None)
     if cells is None:
         return DEFAULT_MOVES_LEFT
@@ -415,12 +420,14 @@ class SearchDeadlines:
     @classmethod
     def for_move(cls, start: float, view: ClockView, game: Any, state: Any,
                  cap: float | None = None,
-                 plies_until_solver: SolverHorizon | None = None) -> SearchDeadlines:
+                 plies_until_solver: SolverHorizon | None = None,
+                 proven_value: int | None = None) -> SearchDeadlines:
         """A move's deadlines from the clock and the per-game model of the moves left
         (:func:`estimated_moves_left`, of which only those before the exact solver is
-        expected to take over are thought about: :func:`thinking_moves_left`), none later
-        than ``cap`` seconds after ``start`` (an explicit per-move limit) when given."""
-        in_game = estimated_moves_left(game, state)
+        expected to take over are thought about: :func:`thinking_moves_left`; all of them
+        in a position already proven to be worth ``proven_value``), none later than ``cap``
+        seconds after ``start`` (an explicit per-move limit) when given."""
+        in_game = estimated_moves_left(game, state, proven_value)
         thinking = thinking_moves_left(view, in_game, plies_until_solver)
         deadlines = cls.for_clock(start, view, thinking, in_game)
         return deadlines if cap is None else deadlines.capped(start + cap)

@@ -127,3 +127,17 @@ def test_a_proven_win_and_a_plain_time_limit_play_the_solver_at_once(name):
     timed = AGENTS[name](seed=0, time_limit=1.0)
     result = timed.search(_env(sequence))
     assert timed.last_analysis.engine == "solver" and scores[result.action] == 0
+
+
+def test_connect_four_counts_the_moves_left_in_a_proven_game_as_perfect_play_plays_them():
+    from boardzoo.knowledge.connect_four import proven_moves_left
+
+    rows = public_positions(20)[:12]
+    assert {(row[1] > 0) - (row[1] < 0) for row in rows} == {1, 0, -1}  # won, drawn, lost
+    for sequence, score, _ in rows:
+        state = GAME.parse_position(sequence)
+        mover, moves = GAME.to_play(state), 0
+        while not GAME.is_terminal(state):  # both sides play the solver's strictly optimal move
+            moves += GAME.to_play(state) == mover
+            state = GAME.step(state, GAME.knowledge.solve(state, None).action)
+        assert proven_moves_left(GAME.parse_position(sequence), score) == moves, sequence

@@ -550,10 +550,12 @@ class AlphaBetaAgent(SearchingAgent):
                  entered: float, clock: ClockView, cap: float | None,
                  on_progress: ProgressFn | None, stop: threading.Event | None) -> SearchResult:
         """A proven draw or loss on a clock: alpha-beta among the moves that keep the outcome,
-        for the move's share of every move left (the solver saves none of them now); the
-        solver's exact value is kept. ``solved`` itself when there is nothing to choose."""
+        for the move's share of every move left (the solver saves none of them now; counted
+        under perfect play where the game knows how); the solver's exact value is kept.
+        ``solved`` itself when there is nothing to choose."""
         game = _game_of(model)
-        deadlines = SearchDeadlines.for_move(entered, clock, game, state, cap)
+        deadlines = SearchDeadlines.for_move(entered, clock, game, state, cap,
+                                             proven_value=int(solved.value))
         seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
         moves = outcome_keeping_moves(game, game.knowledge, state, int(solved.value),
                                       solved.action, seconds)

@@ -75,7 +75,9 @@ class GameKnowledge(Protocol):
       budget allows (:func:`solve_if_affordable`; the speed is re-measured as it solves);
       ``cost_growth``: how many times smaller that cost gets with each ply played, which
       lets a clock's time allocation foresee when the solver takes over
-      (:func:`plies_until_affordable`);
+      (:func:`plies_until_affordable`); ``proven_moves_left(state, value) -> float``: the
+      moves the side to move still makes under perfect play in a position of exact
+      ``value``, for a clock's allocation once the result is proven;
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
     * ``search_defaults``: :class:`SearchDefaults`.
@@ -98,6 +100,8 @@ class GameKnowledge(Protocol):
     @property
     def cost_growth(self) -> float | None: ...
     @property
+    def proven_moves_left(self) -> Callable[[np.ndarray, int], float] | None: ...
+    @property
     def playout_kernel(self) -> Kernel | None: ...
     @property
     def playout_trace_kernel(self) -> Kernel | None: ...
@@ -117,6 +121,7 @@ class Knowledge:
     solve_cost: Callable[[np.ndarray], float] | None = None
     solve_speed: float | None = None
     cost_growth: float | None = None
+    proven_moves_left: Callable[[np.ndarray, int], float] | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)

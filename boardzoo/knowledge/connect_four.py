@@ -441,6 +441,18 @@ def within_reach(state: np.ndarray) -> bool:
             and int(state[PLY]) >= REACH_STONES)
 
 
+def proven_moves_left(state: np.ndarray, score: int) -> float:
+    """The moves the side to move still makes under perfect play from a position of Pons'
+    ``score`` (its view): a winner plays until its winning stone (its ``22 - score``-th), a
+    loser until the winner's (the ``22 + score``-th), a draw until the board is full."""
+    stones = int(state[PLY])
+    if score > 0:
+        return float(22 - score - stones // 2)
+    if score < 0:
+        return float(22 + score - (stones + 1) // 2)
+    return float((_CELLS - stones + 1) // 2)
+
+
 #: what search knows about this game (declared on the Game as its ``knowledge``)
 KNOWLEDGE = Knowledge(
     key_kernel=key_kernel,
@@ -451,4 +463,5 @@ KNOWLEDGE = Knowledge(
     solve_cost=solve_cost,
     solve_speed=SOLVE_SPEED,
     cost_growth=COST_GROWTH,
+    proven_moves_left=proven_moves_left,
 )

@@ -64,7 +64,7 @@ from boardzoo.analysis import MEAN, PROGRESS_SECONDS, Analysis, ProgressFn, mcts
 from boardzoo.clock import monotonic
 from boardzoo.envs.registry import GAMES
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge.base import load_solver, solve_if_affordable, solver_horizon
+from boardzoo.knowledge.base import Solution, load_solver, solve_if_affordable, solver_horizon
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import (
     ClockView,
@@ -355,13 +355,14 @@ class MCTSAgent(SearchingAgent):
             entered, clock, game, root, self.time_limit, horizon)
         if deadlines is not None and _single_legal_move(model, root):
             return self._finish(model, root, self._forced_result(model, root))
-        solved = self._exact_solution(model, root, deadlines)
+        solution = self._exact_solution(model, root, deadlines)
         keeping = None
-        if solved is not None and clock is not None:
-            deadlines = SearchDeadlines.for_move(entered, clock, game, root, self.time_limit)
-            keeping = self._swindle_moves(model, root, solved, deadlines)
-        if solved is not None and keeping is None:
-            return self._finish(model, root, solved, reuse=False)
+        if solution is not None and clock is not None:
+            deadlines = SearchDeadlines.for_move(entered, clock, game, root, self.time_limit,
+                                                 proven_value=solution.value)
+            keeping = self._swindle_moves(model, root, solution, deadlines)
+        if solution is not None and keeping is None:
+            return self._finish(model, root, self._solved_result(model, solution), reuse=False)
         runner = self._runner(model, root)  # compiles on first use: not charged to time_limit
         self._prepare_tree(model, root, math.inf if deadlines is None else deadlines.target)
         start = time.perf_counter() - self._solver_seconds
@@ -385,8 +386,9 @@ class MCTSAgent(SearchingAgent):
                                 stop, watched)
             gumbel_choice, improved = None, None
         result = self._result(model, gumbel_choice, improved, done + more, start)
-        if solved is not None:  # a swindle: the outcome is the solver's
-            result = result._replace(value=solved.value, proven=solved.proven)
+        if solution is not None:  # a swindle: the outcome is the solver's
+            result = result._replace(value=float(np.sign(solution.value)),
+                                     proven=_outcome_name(solution.value))
         return self._finish(model, root, result)
 
     # ----------------------------------------------------------------------- internals
@@ -544,11 +546,11 @@ class MCTSAgent(SearchingAgent):
         model: EnvModel,
         root: Any,
         deadlines: SearchDeadlines | None = None,
-    ) -> SearchResult | None:
+    ) -> Solution | None:
         """The game's exact solver's answer when the position is within its reach (half the
         move's time: the time limit, or the clock's target; without either, the solver's own
-        budget), as a search result. The time a failed attempt took (at most its share) is
-        charged to the search."""
+        budget). The time it took (a failed attempt's: at most its share) is charged to the
+        search (``_solver_seconds``)."""
         self._solver_seconds = 0.0
         if not (self.exact_solver and isinstance(model, GameModel)):
             return None
@@ -558,12 +560,17 @@ class MCTSAgent(SearchingAgent):
             budget = None if self.time_limit is None else self.time_limit * EXACT_SOLVER_SHARE
         start = time.perf_counter()
         solution = solve_if_affordable(model.game.knowledge, root, budget)
+        spent = time.perf_counter() - start
         if solution is None:
-            spent = time.perf_counter() - start
             self._solver_seconds = spent if budget is None else min(spent, budget)
             return None
+        self._solver_seconds = spent
         self.tree.clear()
         self._reuse_from = None
+        return solution
+
+    def _solved_result(self, model: EnvModel, solution: Solution) -> SearchResult:
+        """The exact solver's answer as a search result (its value as a sign: MCTS's unit)."""
         one_hot = np.zeros(model.num_actions)
         one_hot[solution.action] = 1.0
         value = float(np.sign(solution.value))
@@ -577,13 +584,13 @@ class MCTSAgent(SearchingAgent):
             policy=one_hot,
             pv=[solution.action],
             value=value,
-            proven={1.0: "win", -1.0: "loss", 0.0: "draw"}[value],
+            proven=_outcome_name(solution.value),
             simulations=0,
-            seconds=time.perf_counter() - start,
+            seconds=self._solver_seconds,
         )
         return result
 
-    def _swindle_moves(self, model: EnvModel, root: Any, solved: SearchResult,
+    def _swindle_moves(self, model: EnvModel, root: Any, solution: Solution,
                        deadlines: SearchDeadlines) -> list[int] | None:
         """The moves a swindle searches after the solver proved a draw or a loss (None: play
         the solver's move), given the move's ``deadlines`` counting every move left."""
@@ -591,8 +598,8 @@ class MCTSAgent(SearchingAgent):
                 and self.settings.selection != "gumbel"):  # Gumbel ignores proven children
             return None
         seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
-        return outcome_keeping_moves(model.game, model.game.knowledge, root,
-                                     int(solved.value), solved.action, seconds)
+        return outcome_keeping_moves(model.game, model.game.knowledge, root, solution.value,
+                                     solution.action, seconds)
 
     def _rule_out_root_moves(self, keeping: list[int]) -> None:
         """Mark the root's children outside ``keeping`` as proven losses for the mover:
@@ -818,6 +825,11 @@ class MCTSAgent(SearchingAgent):
         prior = self.tree.floats[candidates, PRIOR]
         best = np.lexsort((-prior, -q, -visits))[0]  # most visited, then higher Q, then prior
         return candidates[int(best)]
+
+
+def _outcome_name(value: float) -> str:
+    """"win", "loss" or "draw" for an exact value from the side to move's view."""
+    return "win" if value > 0 else ("loss" if value < 0 else "draw")
 
 
 def _prior_policy(prior: np.ndarray, actions: np.ndarray, num_actions: int) -> np.ndarray:

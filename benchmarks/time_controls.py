@@ -115,8 +115,47 @@ def run_clocks(args: argparse.Namespace) -> dict[str, Any]:
              use[name]["mean_move_seconds"]] for name in agents]
     _table(f"{args.game} under {args.tc}: alpha-beta {match!r}",
            ["agent", "losses on time", "flagged", "clock used", "s per move"], rows)
+    split = _clock_use_by_result(match)
+    _table("clock used by the agent's result, and without the games over within "
+           f"{SHORT_GAME_MOVES} moves of each side after the opening",
+           ["agent", "won", "drawn", "lost", "short games", "their share", "without them"],
+           [[name, *split[name].values()] for name in agents])
     return {"game": args.game, "tc": args.tc, "games": match.games,
-            "alphabeta_score": match.score, "interval": match.score_ci, "clock_use": use}
+            "alphabeta_score": match.score, "interval": match.score_ci, "clock_use": use,
+            "clock_use_by_result": split}
+
+
+#: a game over within this many moves of each side after the opening was decided by it
+SHORT_GAME_MOVES = 3
+
+
+def _clock_use_by_result(match: Any) -> dict[str, dict[str, float]]:
+    """Per agent of the alpha-beta vs MCTS match: the share of the clock used in the games
+    it won, drew and lost, how many games ended within :data:`SHORT_GAME_MOVES` moves of
+    each side after the opening, their share of the clock, and the share used without them."""
+    out = {}
+    for name, seat_of in (("alphabeta", lambda r: r.agent_a_seat),
+                          ("mcts", lambda r: 1 - r.agent_a_seat)):
+        used: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+        for record in match.records:
+            seat = seat_of(record)
+            spent = sum(record.clock_seconds[seat])
+            had = spent + max(0.0, record.clock_left[seat])
+            short = len(record.moves) - len(record.opening) <= 2 * SHORT_GAME_MOVES
+            result = {1.0: "won", 0.0: "drawn", -1.0: "lost"}[float(record.returns[seat])]
+            for key in (result, "all", *(["short"] if short else [])):
+                used[key][0] += spent
+                used[key][1] += had
+        share = {key: u / h if h else float("nan") for key, (u, h) in used.items()}
+        short_count = sum(len(r.moves) - len(r.opening) <= 2 * SHORT_GAME_MOVES
+                          for r in match.records)
+        rest = [used["all"][i] - used["short"][i] for i in (0, 1)]
+        out[name] = {"won": share.get("won", float("nan")),
+                     "drawn": share.get("drawn", float("nan")),
+                     "lost": share.get("lost", float("nan")), "short_games": short_count,
+                     "short_share_of_clock": used["short"][1] / used["all"][1],
+                     "without_short": rest[0] / rest[1]}
+    return out
 
 
 def run_allocation(args: argparse.Namespace) -> dict[str, Any]:

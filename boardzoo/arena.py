@@ -583,8 +583,9 @@ def _plot_ratings(rows: list[dict[str, Any]], game: str, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 0.5 * len(rows) + 1.5))
     names = [r["agent"] for r in rows][::-1]
+    label_inches = 0.08 * max(len(name) for name in names)  # long specs need the room
+    fig, ax = plt.subplots(figsize=(4 + label_inches, 0.5 * len(rows) + 1.5))
     elos = np.array([r["elo"] for r in rows][::-1])
     errors = np.array([[r["elo"] - r["low"], r["high"] - r["elo"]] for r in rows][::-1]).T
     ax.errorbar(elos, range(len(rows)), xerr=errors, fmt="o", capsize=4)

@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit
 
 from boardzoo.agents.base import SearchingAgent
-from boardzoo.agents.swindle import CHILD_SOLVE_SHARE, outcome_keeping_moves
+from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import EXACT, HEURISTIC, Analysis, MoveStat, ProgressFn, move_texts
 from boardzoo.clock import monotonic
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
@@ -554,15 +554,12 @@ class AlphaBetaAgent(SearchingAgent):
         under perfect play where the game knows how); the solver's exact value is kept.
         ``solved`` itself when there is nothing to choose."""
         game = _game_of(model)
-        deadlines = SearchDeadlines.for_move(entered, clock, game, state, cap,
-                                             proven_value=int(solved.value))
-        seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
-        moves = outcome_keeping_moves(game, game.knowledge, state, int(solved.value),
-                                      solved.action, seconds)
-        if moves is None:
+        swindle = plan_swindle(game, state, int(solved.value), solved.action, entered, clock,
+                               cap)
+        if swindle is None:
             return solved
-        result = self._alphabeta(model, game.knowledge, state, 0.0, deadlines, on_progress,
-                                 stop, root_moves=moves)
+        result = self._alphabeta(model, game.knowledge, state, 0.0, swindle.deadlines,
+                                 on_progress, stop, root_moves=swindle.moves)
         return result._replace(value=solved.value, exact=True, nodes=result.nodes + solved.nodes,
                                seconds=monotonic() - entered)
 

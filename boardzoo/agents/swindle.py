@@ -12,18 +12,40 @@ played at once (the solver's move wins fastest; a swindle could only risk it).
 
 from __future__ import annotations
 
-import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from boardzoo.clock import monotonic
 from boardzoo.knowledge import GameKnowledge
+from boardzoo.timecontrol import ClockView, SearchDeadlines
 
-__all__ = ["CHILD_SOLVE_SHARE", "outcome_keeping_moves"]
+__all__ = ["CHILD_SOLVE_SHARE", "Swindle", "outcome_keeping_moves", "plan_swindle"]
 
 #: share of the move's time that proving which moves keep a draw may take (the rest is the
 #: swindle's search); a move the solver cannot settle in it is left out
 CHILD_SOLVE_SHARE = 0.5
+
+
+class Swindle(NamedTuple):
+    """The root moves a swindle searches, and the move's deadlines for that search."""
+
+    moves: list[int]
+    deadlines: SearchDeadlines
+
+
+def plan_swindle(game: Any, state: np.ndarray, value: int, solver_move: int, entered: float,
+                 clock: ClockView, cap: float | None = None) -> Swindle | None:
+    """The swindle of a move entered at ``entered`` whose position the solver proved worth
+    ``value`` (side to move's view), or None (play the solver's move): its deadlines count
+    every move the proven game still lasts (the solver saves none of them now), and
+    :data:`CHILD_SOLVE_SHARE` of its target may go to proving which moves keep a draw."""
+    if value > 0:
+        return None
+    deadlines = SearchDeadlines.for_move(entered, clock, game, state, cap, proven_value=value)
+    seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
+    moves = outcome_keeping_moves(game, game.knowledge, state, value, solver_move, seconds)
+    return None if moves is None else Swindle(moves, deadlines)
 
 
 def outcome_keeping_moves(game: Any, knowledge: GameKnowledge, state: np.ndarray,
@@ -41,7 +63,7 @@ def outcome_keeping_moves(game: Any, knowledge: GameKnowledge, state: np.ndarray
     if value < 0:
         return legal if len(legal) > 1 else None
     mover = game.to_play(state)
-    deadline = time.monotonic() + seconds
+    deadline = monotonic() + seconds
     keeping = [solver_move]
     for move in legal:
         if move != solver_move and _keeps_draw(game, knowledge, state, move, mover, deadline):
@@ -55,7 +77,7 @@ def _keeps_draw(game: Any, knowledge: GameKnowledge, state: np.ndarray, move: in
     child = game.step(state, move)
     if game.is_terminal(child):
         return bool(game.returns(child)[mover] == 0)
-    left = deadline - time.monotonic()
+    left = deadline - monotonic()
     if left <= 0 or knowledge.solve is None:
         return False
     solution = knowledge.solve(child, left)

@@ -59,7 +59,7 @@ from boardzoo.agents.mcts.tree import (
     WIN,
     Tree,
 )
-from boardzoo.agents.swindle import CHILD_SOLVE_SHARE, outcome_keeping_moves
+from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import MEAN, PROGRESS_SECONDS, Analysis, ProgressFn, mcts_moves, move_texts
 from boardzoo.clock import monotonic
 from boardzoo.envs.registry import GAMES
@@ -356,13 +356,14 @@ class MCTSAgent(SearchingAgent):
         if deadlines is not None and _single_legal_move(model, root):
             return self._finish(model, root, self._forced_result(model, root))
         solution = self._exact_solution(model, root, deadlines)
-        keeping = None
-        if solution is not None and clock is not None:
-            deadlines = SearchDeadlines.for_move(entered, clock, game, root, self.time_limit,
-                                                 proven_value=solution.value)
-            keeping = self._swindle_moves(model, root, solution, deadlines)
-        if solution is not None and keeping is None:
+        swindle = None
+        if solution is not None and clock is not None and self._may_swindle(model):
+            swindle = plan_swindle(game, root, solution.value, solution.action, entered, clock,
+                                   self.time_limit)
+        if solution is not None and swindle is None:
             return self._finish(model, root, self._solved_result(model, solution), reuse=False)
+        if swindle is not None:
+            deadlines = swindle.deadlines
         runner = self._runner(model, root)  # compiles on first use: not charged to time_limit
         self._prepare_tree(model, root, math.inf if deadlines is None else deadlines.target)
         start = time.perf_counter() - self._solver_seconds
@@ -372,8 +373,8 @@ class MCTSAgent(SearchingAgent):
         done = 0
         if self.tree.ints[0, FIRST] == NOT_EXPANDED:
             done = self._run(runner, 1, 0.0)  # the root is always expanded
-        if keeping is not None:
-            self._rule_out_root_moves(keeping)
+        if swindle is not None:
+            self._rule_out_root_moves(swindle.moves)
         if self.dirichlet is not None:
             add_root_noise(self.tree, *self.dirichlet, self.np_rng)
         budget = self._simulation_budget(clock)
@@ -590,16 +591,11 @@ class MCTSAgent(SearchingAgent):
         )
         return result
 
-    def _swindle_moves(self, model: EnvModel, root: Any, solution: Solution,
-                       deadlines: SearchDeadlines) -> list[int] | None:
-        """The moves a swindle searches after the solver proved a draw or a loss (None: play
-        the solver's move), given the move's ``deadlines`` counting every move left."""
-        if not (self.swindle and self.solver and isinstance(model, GameModel)
-                and self.settings.selection != "gumbel"):  # Gumbel ignores proven children
-            return None
-        seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
-        return outcome_keeping_moves(model.game, model.game.knowledge, root, solution.value,
-                                     solution.action, seconds)
+    def _may_swindle(self, model: EnvModel) -> bool:
+        """Whether a proven draw or loss may be swindled: it needs MCTS-Solver (the ruled-out
+        moves are proofs), and Gumbel's root ignores proven children."""
+        return (self.swindle and self.solver and isinstance(model, GameModel)
+                and self.settings.selection != "gumbel")
 
     def _rule_out_root_moves(self, keeping: list[int]) -> None:
         """Mark the root's children outside ``keeping`` as proven losses for the mover:

@@ -13,8 +13,8 @@ Run::
     python -m benchmarks.go_strength feature patterns --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature rave --size 9 --games 100 --time 0.5
 
-Features: ``patterns`` (MoGo's 3x3 patterns in the playouts, against the same playouts
-without them), ``rave`` (RAVE on, against off).
+Features: ``patterns`` (MoGo's 3x3 patterns in the playouts, the default, against the same
+playouts without them), ``rave`` (RAVE on, against off).
 """
 
 from __future__ import annotations
@@ -28,35 +28,39 @@ from boardzoo.arena import play_match
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.go import Go
 from boardzoo.knowledge.base import Knowledge
-from boardzoo.knowledge.go import KNOWLEDGE, pattern_playout_kernel, pattern_playout_trace_kernel
+from boardzoo.knowledge.go import (
+    KNOWLEDGE,
+    heuristic_playout_kernel,
+    heuristic_playout_trace_kernel,
+)
 from boardzoo.wrappers.model import boardzoo_env
 
 DEFAULT_GO_AGENT = "mcts"
 """The spec of boardzoo's default Go agent (time per move added by the benchmark)."""
 
 
-class GoWithPatterns(Go):
-    """Go whose heuristic playouts add the 3x3 pattern step (for the comparison)."""
+class GoWithoutPatterns(Go):
+    """Go whose heuristic playouts leave out the 3x3 pattern step (for the comparison)."""
 
     knowledge = Knowledge(
-        **{**KNOWLEDGE.__dict__, "playout_kernel": pattern_playout_kernel,
-           "playout_trace_kernel": pattern_playout_trace_kernel}
+        **{**KNOWLEDGE.__dict__, "playout_kernel": heuristic_playout_kernel,
+           "playout_trace_kernel": heuristic_playout_trace_kernel}
     )
 
 
-class WithPatterns:
-    """Plays ``inner`` on a copy of the env whose Go playouts have the 3x3 pattern step."""
+class WithoutPatterns:
+    """Plays ``inner`` on a copy of the env whose Go playouts lack the 3x3 pattern step."""
 
     def __init__(self, inner: Any):
         self.inner = inner
-        self.spec = {**inner.spec, "playouts": "with 3x3 patterns"}
+        self.spec = {**inner.spec, "playouts": "without 3x3 patterns"}
 
     def reseed(self, seed: int) -> None:
         self.inner.reseed(seed)
 
     def act(self, env: Any) -> int:
         raw = boardzoo_env(env)
-        other = BoardGameEnv(GoWithPatterns(**raw.game.options))
+        other = BoardGameEnv(GoWithoutPatterns(**raw.game.options))
         other.reset()
         other.restore_state(raw.clone_state())
         return self.inner.act(other)
@@ -66,7 +70,7 @@ def feature_agents(feature: str, time_limit: float, seed: int) -> tuple[Any, Any
     """(with the feature, without it) at ``time_limit`` seconds per move."""
     base = f"{DEFAULT_GO_AGENT}:time_limit={time_limit}"
     if feature == "patterns":
-        return WithPatterns(make_agent(base, seed=seed)), make_agent(base, seed=seed + 1)
+        return make_agent(base, seed=seed), WithoutPatterns(make_agent(base, seed=seed + 1))
     if feature == "rave":
         return make_agent(base + ",rave=True", seed=seed), make_agent(base, seed=seed + 1)
     raise SystemExit(f"unknown feature {feature!r}: use patterns or rave")

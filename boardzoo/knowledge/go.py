@@ -29,7 +29,7 @@ Evaluation (:func:`evaluate_kernel`)
     Without chains in atari the value is exactly antisymmetric: swapping the side to move
     (with komi 0) negates it. Dead stones are not recognised.
 
-Playout policy (:func:`heuristic_playout_kernel`; with step 3: :func:`pattern_playout_kernel`)
+Playout policy (:func:`pattern_playout_kernel`; without step 3: :func:`heuristic_playout_kernel`)
     At every move, with this priority (as in MoGo's and Fuego's simple playout policies):
 
     1. capture: a legal move on the last liberty of the chain the opponent just played to,
@@ -49,9 +49,11 @@ Playout policy (:func:`heuristic_playout_kernel`; with step 3: :func:`pattern_pl
     Measured against the plain playout (MCTS, 1000 simulations each, 7x7, komi 9, 100
     games): 0.77 [0.68, 0.84] with step 4's self-atari filter, 0.55 [0.40, 0.69] (40 games)
     without it (both before step 3 existed). Step 3 costs 13% of the playout rate on 9x9,
-    29% on 13x13 and 36% on 19x19; it is :func:`pattern_playout_kernel`, not (yet) the
-    default :func:`heuristic_playout_kernel` (steps 1, 2 and 4), until its effect at equal
-    time is measured (``python -m benchmarks.go_strength feature patterns``; docs/agents.md).
+    29% on 13x13 and 36% on 19x19, and pays for it at equal time: 0.75 [0.55, 0.88] over 24
+    games against the same playouts without it (9x9, 0.3 s a move;
+    ``python -m benchmarks.go_strength feature patterns``; docs/agents.md), so the default
+    playout is :func:`pattern_playout_kernel`; :func:`heuristic_playout_kernel` is steps
+    1, 2 and 4 only.
 
     No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go_board`)
     and every move is legal under the state's ko/superko/suicide rules; the game ends as the
@@ -530,13 +532,15 @@ KNOWLEDGE = Knowledge(
     evaluate_kernel=evaluate_kernel,
     key_kernel=key_kernel,
     exact_value=exact_value,
-    playout_kernel=heuristic_playout_kernel,
-    playout_trace_kernel=heuristic_playout_trace_kernel,
+    playout_kernel=pattern_playout_kernel,
+    playout_trace_kernel=pattern_playout_trace_kernel,
     search_defaults=SearchDefaults(
         rollout="heuristic",
         evidence=(
             "the capture/atari playout, which scored 0.77 [0.68, 0.84] over 100 games "
-            "against the plain eye-respecting playout (7x7, komi 9, 1000 simulations)."
+            "against the plain eye-respecting playout (7x7, komi 9, 1000 simulations); its "
+            "3x3 pattern step 0.75 [0.55, 0.88] over 24 games against the same playout "
+            "without it (9x9, komi 7.5, 0.3 s a move)."
         ),
     ),
 )

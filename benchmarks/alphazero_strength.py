@@ -1,5 +1,5 @@
-"""Playing strength of a Connect Four AlphaZero network against exact answers (issue 9's
-checks), with every exact solver forbidden to the learned agent.
+"""Playing strength of the AlphaZero networks (issue 9's checks), with every exact solver
+forbidden to the learned agent: Connect Four against exact answers, Othello 6x6 at equal time.
 
 * **Positions**: on the won or drawn positions among the 200 public positions and in Pons'
   Test_L2_R1 (in a lost position every move preserves the outcome, so those are left out), the
@@ -10,12 +10,18 @@ checks), with every exact solver forbidden to the learned agent.
 * **Match**: the agent against ``MCTSAgent(simulations=20_000)`` with its defaults (its own
   exact solver answers from about 14 stones on) over paired games from random 4-ply openings,
   and, on the same openings, a perfect player (the solver's move) against that MCTS: the ceiling.
+* **Othello 6x6** (``--game othello_6x6``): the agent at ``--time-limit`` seconds a move against
+  ``AlphaBetaAgent(time_limit=...)`` (its endgame solver included) over paired games from
+  random 4-ply openings, and on the same openings the default ``MCTSAgent`` at the same time
+  against the same opponent: the baseline.
 
 While the learned agent moves, the game's exact solver raises :class:`SolverUsed`, so no
 solver answer can hide in its moves. Run (from a source checkout)::
 
     python -m benchmarks.alphazero_strength [--checkpoint connect_four] [--simulations 200]
         [--games 200] [--ceiling-games 0] [--workers 2] [--skip-match]
+    python -m benchmarks.alphazero_strength --game othello_6x6 [--checkpoint othello_6x6]
+        [--time-limit 0.2] [--games 100] [--workers 2]
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from boardzoo.agents import AlphaZeroAgent, MCTSAgent
+from boardzoo.agents import AlphaBetaAgent, AlphaZeroAgent, MCTSAgent
 from boardzoo.arena import play_match
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.core import Game
@@ -167,9 +173,12 @@ def network_alone(agent: AlphaZeroAgent) -> Callable[[Any], int]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default="connect_four")
-    parser.add_argument("--simulations", type=int, default=200)
-    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--game", choices=("connect_four", "othello_6x6"), default="connect_four")
+    parser.add_argument("--checkpoint", help="a shipped name or a path (default: the game's)")
+    parser.add_argument("--simulations", type=int, default=200, help="Connect Four's agent")
+    parser.add_argument("--time-limit", type=float, default=0.2, help="seconds a move (Othello)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="match games (default: 200 Connect Four, 100 Othello)")
     parser.add_argument("--opponent-simulations", type=int, default=20_000)
     parser.add_argument("--ceiling-games", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
@@ -177,11 +186,19 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)  # one search at a time; arena workers are processes
     console = Console(width=max(Console().width, 110))
+    if args.game == "othello_6x6":
+        othello_checks(args, console)
+    else:
+        connect_four_checks(args, console)
 
+
+def connect_four_checks(args: argparse.Namespace, console: Console) -> None:
+    """The position shares (a table) and the match against MCTS 20,000 (and its ceiling)."""
+    checkpoint = args.checkpoint or "connect_four"
     sets = {"public 200": public_rows(), "Test_L2_R1": solved_rows("Test_L2_R1")}
-    agent = AlphaZeroAgent.from_checkpoint(args.checkpoint, simulations=args.simulations,
+    agent = AlphaZeroAgent.from_checkpoint(checkpoint, simulations=args.simulations,
                                            exact_solver=False, seed=0)
-    table = Table(title=f"{args.checkpoint}: won/drawn positions, solvers forbidden")
+    table = Table(title=f"{checkpoint}: won/drawn positions, solvers forbidden")
     for column in ("set", "player", "positions", "outcome-preserving", "strictly optimal", "s"):
         table.add_column(column, justify="right")
     players = {f"search, {args.simulations} sims": agent.act, "network alone": network_alone(agent)}
@@ -196,19 +213,44 @@ def main(argv: list[str] | None = None) -> None:
     if args.skip_match:
         return
     opponent = MCTSAgent(simulations=args.opponent_simulations, seed=0)
+    games = args.games or 200
     contenders: dict[str, tuple[Any, int]] = {
-        f"AlphaZero {args.simulations} sims": (NoSolverAgent(agent, "connect_four"), args.games)}
+        f"AlphaZero {args.simulations} sims": (NoSolverAgent(agent, "connect_four"), games)}
     if args.ceiling_games:
         contenders["perfect player (ceiling)"] = (PerfectPlayer(), args.ceiling_games)
-    for name, (player, games) in contenders.items():
-        start = time.perf_counter()
-        result = play_match("connect_four", player, opponent, games=games, seed=0,
-                            opening_plies=4, workers=args.workers)
-        low, high = result.score_ci
-        console.print(f"{name} vs MCTSAgent(simulations={args.opponent_simulations:,}): "
-                      f"+{result.wins} ={result.draws} -{result.losses}, score "
-                      f"{result.score:.3f} [95%: {low:.3f}, {high:.3f}] over {games} games "
-                      f"({time.perf_counter() - start:.0f} s)")
+    for name, (player, n) in contenders.items():
+        _report_match(console, name, f"MCTSAgent(simulations={args.opponent_simulations:,})",
+                      lambda player=player, n=n: play_match(
+                          "connect_four", player, opponent, games=n, seed=0, opening_plies=4,
+                          workers=args.workers))
+
+
+def othello_checks(args: argparse.Namespace, console: Console) -> None:
+    """The network at equal time against alpha-beta, and default MCTS as the baseline, over
+    the same paired games (Othello 6x6, 4-ply random openings, seed 0)."""
+    seconds = args.time_limit
+    network = AlphaZeroAgent.from_checkpoint(args.checkpoint or "othello_6x6",
+                                             time_limit=seconds, exact_solver=False, seed=0)
+    opponent = AlphaBetaAgent(time_limit=seconds)
+    contenders = {f"AlphaZero {seconds} s": NoSolverAgent(network, "othello"),
+                  f"MCTSAgent(time_limit={seconds}) (baseline)": MCTSAgent(time_limit=seconds,
+                                                                           seed=0)}
+    for name, player in contenders.items():
+        _report_match(console, name, f"AlphaBetaAgent(time_limit={seconds})",
+                      lambda player=player: play_match(
+                          "othello", player, opponent, games=args.games or 100, seed=0,
+                          opening_plies=4, game_options={"board_size": 6},
+                          workers=args.workers))
+
+
+def _report_match(console: Console, name: str, opponent: str,
+                  play: Callable[[], Any]) -> None:
+    start = time.perf_counter()
+    result = play()
+    low, high = result.score_ci
+    console.print(f"{name} vs {opponent}: +{result.wins} ={result.draws} -{result.losses}, "
+                  f"score {result.score:.3f} [95%: {low:.3f}, {high:.3f}] over "
+                  f"{result.games} games ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

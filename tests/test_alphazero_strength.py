@@ -92,3 +92,23 @@ def test_the_shipped_connect_four_network_beats_search_alone_at_equal_simulation
     print(f"+{result.wins} ={result.draws} -{result.losses}: {result.score:.3f} "
           f"{result.score_ci}")
     assert result.score_ci[0] > 0.5
+
+
+def test_the_othello_check_plays_both_matches_with_the_solvers_forbidden_to_the_network(
+        tmp_path, capsys):
+    """``--game othello_6x6``: the network (here an untrained one) and the MCTS baseline each
+    play paired games against alpha-beta at the same time a move; a network that consulted
+    the endgame solver would raise (SolverUsed) instead of finishing its games."""
+    from benchmarks.alphazero_strength import main
+    from boardzoo.agents.alphazero.checkpoint import save_checkpoint
+    from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig
+
+    game = make_game("othello", board_size=6)
+    path = tmp_path / "tiny.pt"
+    save_checkpoint(path, game, AlphaZeroNet.for_game(game, NetworkConfig(1, 8)), step=1)
+    main(["--game", "othello_6x6", "--checkpoint", str(path), "--games", "2",
+          "--time-limit", "0.02"])
+    lines = capsys.readouterr().out.splitlines()
+    matches = [line for line in lines if "vs AlphaBetaAgent(time_limit=0.02)" in line]
+    assert len(matches) == 2 and "over 2 games" in matches[0]
+    assert matches[0].startswith("AlphaZero 0.02 s") and "baseline" in matches[1]

@@ -23,14 +23,19 @@ SEEDS = 200
 # ---------------------------------------------------------------------------- helpers
 def position(diagram: str, moves: tuple = (), to_play: str | None = None, komi: float = 7.5,
              ko: str = "positional") -> tuple[Go, np.ndarray]:
-    """(game, state) of an ASCII board ("X" black, "O" white, "." empty; top row first) set
-    up with AB/AW, then ``moves`` (("B" | "W", (row, col) or None), ...) played on it."""
+    """(game, state) of an ASCII board: :func:`sgf_of` parsed by the game."""
+    game = Go(len(diagram.split()), komi=komi, ko=ko)
+    return game, game.parse_position(sgf_of(diagram, moves, to_play, komi))
+
+
+def sgf_of(diagram: str, moves: tuple = (), to_play: str | None = None,
+           komi: float = 7.5) -> str:
+    """SGF of an ASCII board ("X" black, "O" white, "." empty; top row first) set up with
+    AB/AW, then ``moves`` (("B" | "W", (row, col) or None), ...) played on it."""
     rows = diagram.split()
     black = tuple((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "X")
     white = tuple((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "O")
-    game = Go(len(rows), komi=komi, ko=ko)
-    record = SgfRecord(len(rows), komi, black, white, tuple(moves), to_play)
-    return game, game.parse_position(write_sgf(record, game=1))
+    return write_sgf(SgfRecord(len(rows), komi, black, white, tuple(moves), to_play), game=1)
 
 
 def first_moves(playout, game: Go, state: np.ndarray, seeds: int = SEEDS) -> list[int]:

@@ -84,6 +84,9 @@ class GameKnowledge(Protocol):
       (:func:`boardzoo.timecontrol.thinking_moves_left`);
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
+    * ``prior_kernel(state, mask, out, values)``: compiled move priors for a PUCT search
+      (``out``: a distribution over the legal actions of ``mask``; ``values``: the moves'
+      heuristic values, or zeros);
     * ``search_defaults``: :class:`SearchDefaults`.
     """
 
@@ -112,6 +115,8 @@ class GameKnowledge(Protocol):
     @property
     def playout_trace_kernel(self) -> Kernel | None: ...
     @property
+    def prior_kernel(self) -> Kernel | None: ...
+    @property
     def search_defaults(self) -> SearchDefaults: ...
 
 
@@ -131,6 +136,7 @@ class Knowledge:
     proof_hazard: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
+    prior_kernel: Kernel | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 
 

@@ -120,6 +120,7 @@ __all__ = [
     "pattern_playout_trace_kernel",
     "PATTERNS_3X3",
     "pattern_table",
+    "prior_kernel",
 ]
 
 RADIUS = 3
@@ -504,6 +505,86 @@ def pattern_playout_trace_kernel(state, rng, trace):
     return moves_since(state, start, trace)
 
 
+# ------------------------------------------------------------------------- move priors
+#: logit weights of the move prior (:func:`prior_kernel`), in the spirit of Gelly & Silver's
+#: (2007) and Fuego's prior knowledge: the playout policy's own knowledge, as a prior
+PRIOR_CAPTURE = 3.0  # captures an opponent chain in atari (+ PRIOR_PER_STONE a stone)
+PRIOR_PER_STONE = 0.25  # up to 4 stones
+PRIOR_SAVE = 2.5  # extends an own chain in atari to two or more liberties
+PRIOR_PATTERN = 1.0  # matches a 3x3 pattern of PATTERNS_3X3
+PRIOR_NEAR_LAST = 1.0  # one of the 8 neighbours of the last move
+PRIOR_SELF_ATARI = -3.0  # a big self-atari
+PRIOR_OWN_EYE = -4.0  # fills one of the mover's own eyes
+PRIOR_EDGE = (-1.0, -0.3)  # on the first and second line
+PRIOR_PASS = -3.0  # passing while a board move is legal
+
+
+@njit(cache=True)
+def _point_logit(g, n, w, p, colour, last, table):
+    """The prior logit of ``colour`` playing the legal empty point ``p`` (see PRIOR_*)."""
+    if is_eye(g, w, p, colour):
+        return PRIOR_OWN_EYE
+    logit = 0.0
+    captured = 0
+    for q in (p - 1, p + 1, p - w, p + w):
+        if g[STONE, q] == 3 - colour and in_atari(g, g[ROOT, q]):
+            captured = max(captured, g[COUNT, g[ROOT, q]])
+    if captured > 0:
+        logit += PRIOR_CAPTURE + PRIOR_PER_STONE * min(captured, 4)
+    for q in (p - 1, p + 1, p - w, p + w):
+        if g[STONE, q] == colour and in_atari(g, g[ROOT, q]):
+            if _liberties_after(g, w, p, colour) >= 2:
+                logit += PRIOR_SAVE
+            break
+    if captured == 0 and _is_big_self_atari(g, w, p, colour):
+        logit += PRIOR_SELF_ATARI
+    if table[neighbourhood_code(g, w, p)]:
+        logit += PRIOR_PATTERN
+    if last != 0 and abs(p // w - last // w) <= 1 and abs(p % w - last % w) <= 1:
+        logit += PRIOR_NEAR_LAST
+    line = min(p // w, p % w, n + 1 - p // w, n + 1 - p % w) - 1  # 0: the first line
+    if line < 2:
+        logit += PRIOR_EDGE[line]
+    return logit
+
+
+@njit(cache=True)
+def prior_kernel(state, mask, out, values):
+    """Move priors for a search (the ``priors_fn`` contract of the compiled MCTS loop):
+    ``out[a]`` = softmax of each legal move's logit (:func:`_point_logit`; passing:
+    PRIOR_PASS while a board move is legal), 0 where illegal; ``values`` = 0 (no heuristic
+    values)."""
+    n = state[SIZE]
+    w = n + 1
+    g = grid(state)
+    colour = state[TO_PLAY] + 1
+    last = _last_point(state)
+    table = PATTERN_TABLE
+    pass_action = n * n
+    board_moves = False
+    best = -np.inf
+    for a in range(mask.shape[0]):
+        values[a] = 0.0
+        if not mask[a]:
+            out[a] = -np.inf
+            continue
+        if a == pass_action:
+            out[a] = 0.0
+            continue
+        board_moves = True
+        out[a] = _point_logit(g, n, w, to_point(state, a), colour, last, table)
+        best = max(best, out[a])
+    if pass_action < mask.shape[0] and mask[pass_action]:
+        out[pass_action] = PRIOR_PASS if board_moves else 0.0
+        best = max(best, out[pass_action])
+    total = 0.0
+    for a in range(mask.shape[0]):
+        out[a] = math.exp(out[a] - best) if mask[a] else 0.0
+        total += out[a]
+    for a in range(mask.shape[0]):
+        out[a] /= total
+
+
 @njit(cache=True)
 def ownership_estimate_kernel(state, rng, playouts, out):
     """Who owns each point at the end, estimated from ``playouts`` heuristic playouts
@@ -534,6 +615,7 @@ KNOWLEDGE = Knowledge(
     exact_value=exact_value,
     playout_kernel=pattern_playout_kernel,
     playout_trace_kernel=pattern_playout_trace_kernel,
+    prior_kernel=prior_kernel,
     search_defaults=SearchDefaults(
         rollout="heuristic",
         evidence=(

@@ -611,7 +611,9 @@ class MCTSAgent(SearchingAgent):
         if self.batcher is not None:
             return self._batched_runner(model, root)
         if isinstance(model, GameModel):
-            kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator, self.rave)
+            uses_priors = settings.selection != "uct" or self.progressive_widening
+            kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator,
+                                        self.rave, uses_priors)
 
             def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
                 return fast.run_simulations(
@@ -875,16 +877,18 @@ _KERNEL_CACHE: dict[tuple, tuple] = {}
 _WARM: set[tuple] = set()
 
 
-def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool) -> tuple:
+def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool,
+                      uses_priors: bool = False) -> tuple:
     """(legal, apply, leaf, priors) compiled functions for the fast loop, built once per
-    game class and leaf kind."""
-    key = (type(game), rollout, evaluator, rave)
+    game class and leaf kind; ``uses_priors``: the selection reads the priors (PUCT, Gumbel,
+    progressive widening), so the game's own move priors are worth computing."""
+    key = (type(game), rollout, evaluator, rave, uses_priors)
     if key not in _KERNEL_CACHE:
         _KERNEL_CACHE[key] = (
             game.legal_mask_kernel,
             game.apply_kernel,
             _leaf_function(game, rollout, evaluator, rave),
-            _priors_function(game, evaluator),
+            _priors_function(game, evaluator, uses_priors),
         )
     return _KERNEL_CACHE[key]
 
@@ -896,11 +900,15 @@ def _heuristic_evaluation(game: Any):
     return knowledge.evaluate_kernel
 
 
-def _priors_function(game: Any, evaluator: Any):
-    """Uniform priors, or with the heuristic evaluator a softmax over the evaluations of the
-    positions each legal move leads to."""
+def _priors_function(game: Any, evaluator: Any, uses_priors: bool):
+    """With the heuristic evaluator a softmax over the evaluations of the positions each
+    legal move leads to; else the game's own move priors (``knowledge.prior_kernel``) where
+    the selection reads priors and the game has them; else uniform priors."""
     if evaluator == "heuristic":
         return fast.make_evaluation_priors(game.apply_kernel, _heuristic_evaluation(game))
+    knowledge = game.knowledge
+    if uses_priors and knowledge is not None and knowledge.prior_kernel is not None:
+        return knowledge.prior_kernel
     return fast.uniform_priors
 
 

@@ -12,9 +12,13 @@ Run::
     python -m benchmarks.go_strength gnugo --size 13 --games 40 --time 3
     python -m benchmarks.go_strength feature patterns --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature rave --size 9 --games 100 --time 0.5
+    python -m benchmarks.go_strength feature priors --size 9 --games 100 --time 0.5
 
 Features: ``patterns`` (MoGo's 3x3 patterns in the playouts, the default, against the same
-playouts without them), ``rave`` (RAVE on, against off).
+playouts without them), ``rave`` (RAVE on, against off), ``priors`` (PUCT over the move
+priors of ``knowledge.go.prior_kernel``, against UCT), ``widening`` (progressive widening in
+the priors' order, against none); ``--feature-options`` adds agent options to the side with
+the feature (e.g. ``c=0.5``).
 """
 
 from __future__ import annotations
@@ -66,14 +70,23 @@ class WithoutPatterns:
         return self.inner.act(other)
 
 
-def feature_agents(feature: str, time_limit: float, seed: int) -> tuple[Any, Any]:
-    """(with the feature, without it) at ``time_limit`` seconds per move."""
+#: agent options that switch each feature on (patterns: on by default; see feature_agents)
+FEATURES = {"patterns": "", "rave": "rave=True", "priors": "selection=puct",
+            "widening": "progressive_widening=True"}
+
+
+def feature_agents(feature: str, time_limit: float, seed: int,
+                   extra: str = "") -> tuple[Any, Any]:
+    """(with the feature, without it) at ``time_limit`` seconds per move; ``extra``: more
+    options for the side with the feature."""
+    if feature not in FEATURES:
+        raise SystemExit(f"unknown feature {feature!r}: use one of {', '.join(FEATURES)}")
     base = f"{DEFAULT_GO_AGENT}:time_limit={time_limit}"
+    options = ",".join(o for o in (FEATURES[feature], extra) if o)
+    with_it = make_agent(base + (f",{options}" if options else ""), seed=seed)
     if feature == "patterns":
-        return make_agent(base, seed=seed), WithoutPatterns(make_agent(base, seed=seed + 1))
-    if feature == "rave":
-        return make_agent(base + ",rave=True", seed=seed), make_agent(base, seed=seed + 1)
-    raise SystemExit(f"unknown feature {feature!r}: use patterns or rave")
+        return with_it, WithoutPatterns(make_agent(base, seed=seed + 1))
+    return with_it, make_agent(base, seed=seed + 1)
 
 
 def report(label: str, result: Any) -> None:
@@ -91,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time", type=float, default=1.0, help="seconds per move (boardzoo)")
     parser.add_argument("--level", type=int, default=10, help="GNU Go level")
     parser.add_argument("--agent", default=None, help="agent spec instead of the default")
+    parser.add_argument("--feature-options", default="",
+                        help="more options for the side with the feature, e.g. c=0.5")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--store", default="go_strength_results.sqlite")
@@ -101,8 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         ours, theirs = make_agent(spec, seed=args.seed), GnuGoAgent(level=args.level)
         label = f"{spec} vs gnugo level {args.level}, {args.size}x{args.size}"
     else:
-        ours, theirs = feature_agents(args.feature, args.time, args.seed)
-        label = f"{args.feature} on vs off, {args.time} s per move, {args.size}x{args.size}"
+        ours, theirs = feature_agents(args.feature, args.time, args.seed, args.feature_options)
+        label = (f"{args.feature} on ({args.feature_options or 'defaults'}) vs off, "
+                 f"{args.time} s per move, {args.size}x{args.size}")
     done = [0]
 
     def progress(count: int) -> None:

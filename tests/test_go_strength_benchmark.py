@@ -1,0 +1,31 @@
+"""benchmarks.go_strength's feature comparisons: each pits the feature against the same
+default agent without it (the games themselves are the benchmark, not a test)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.go_strength import WithoutPatterns, feature_agents
+from boardzoo.agents import MCTSAgent
+
+
+@pytest.mark.parametrize(("feature", "option", "value"), [
+    ("rave", "rave", True),
+    ("priors", "selection", "puct"),
+    ("widening", "progressive_widening", True),
+])
+def test_each_feature_is_switched_on_one_side_only(feature, option, value):
+    with_it, without = feature_agents(feature, 0.25, seed=3)
+    assert isinstance(with_it, MCTSAgent) and isinstance(without, MCTSAgent)
+    def setting(agent):
+        return agent.requested[option] if option in agent.requested else getattr(agent, option)
+
+    assert setting(with_it) == value and setting(without) != value
+    assert with_it.time_limit == without.time_limit == 0.25
+
+
+def test_patterns_compare_the_default_against_playouts_without_them():
+    with_it, without = feature_agents("patterns", 0.25, seed=3, extra="c=0.5")
+    assert isinstance(without, WithoutPatterns) and with_it.c == 0.5
+    with pytest.raises(SystemExit, match="unknown feature 'ladders'"):
+        feature_agents("ladders", 0.25, seed=3)

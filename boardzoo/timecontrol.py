@@ -376,33 +376,20 @@ SolverHorizon = Callable[[float], float]
 
 
 def thinking_moves_left(view: ClockView, moves_left: float,
-                        plies_until_solver: SolverHorizon | None,
-                        proof_hazard: float = 0.0) -> float:
+                        plies_until_solver: SolverHorizon | None) -> float:
     """Of ``moves_left`` (:func:`estimated_moves_left`), the moves the clock has to pay a
     search for: those until the exact solver is expected to take over at the share per
     move that this very count gives (a fixed point, found in a few rounds), plus
     :data:`MOVES_AT_REACH`; all of them without a solver horizon. Fewer moves to think
-    about means more time for each: the solvers end a game's last moves almost at once.
-    With a ``proof_hazard`` h (the chance that a move proves the result before the
-    take-over) the T moves count as many as are expected to come unproven:
-    ``1 + (1 - h) + ... + (1 - h)**(T - 1) = (1 - (1 - h)**T) / h``."""
+    about means more time for each: the solvers end a game's last moves almost at once."""
     if plies_until_solver is None:
         return moves_left
     moves = moves_left
     for _ in range(4):
         share = move_budget(view, moves, moves_left).target
         plies = plies_until_solver(share)
-        horizon = min(moves_left, plies / 2.0 + MOVES_AT_REACH)
-        moves = max(MIN_THINKING_MOVES, _expected_unproven(horizon, proof_hazard))
+        moves = max(MIN_THINKING_MOVES, min(moves_left, plies / 2.0 + MOVES_AT_REACH))
     return moves
-
-
-def _expected_unproven(moves: float, hazard: float) -> float:
-    """How many of ``moves`` moves are expected to come before a proof that each move makes
-    with chance ``hazard`` (``moves`` itself at hazard 0)."""
-    if hazard <= 0.0 or math.isinf(moves):
-        return moves
-    return (1.0 - (1.0 - hazard) ** moves) / hazard
 
 
 @dataclass(frozen=True)
@@ -441,8 +428,7 @@ class SearchDeadlines:
         in a position already proven to be worth ``proven_value``), none later than ``cap``
         seconds after ``start`` (an explicit per-move limit) when given."""
         in_game = estimated_moves_left(game, state, proven_value)
-        hazard = getattr(getattr(game, "knowledge", None), "proof_hazard", None) or 0.0
-        thinking = thinking_moves_left(view, in_game, plies_until_solver, hazard)
+        thinking = thinking_moves_left(view, in_game, plies_until_solver)
         deadlines = cls.for_clock(start, view, thinking, in_game)
         return deadlines if cap is None else deadlines.capped(start + cap)
 

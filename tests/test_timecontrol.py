@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from boardzoo.envs import make_game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.timecontrol import (
     MIN_THINKING_MOVES,
@@ -17,7 +16,6 @@ from boardzoo.timecontrol import (
     SAFETY_MARGIN,
     ClockView,
     GameClock,
-    SearchDeadlines,
     TimeControl,
     TimeControlError,
     accepts_clock,
@@ -227,25 +225,6 @@ def test_thinking_moves_stop_where_the_solver_takes_over():
     moves = thinking_moves_left(view, 21.0, horizon)
     assert moves == 3 + MOVES_AT_REACH
     assert move_budget(view, moves, 21.0).target >= 0.5  # consistent with its own share
-
-
-def test_a_proof_hazard_counts_the_moves_expected_to_come_unproven():
-    view = ClockView(remaining=10.0, increment=0.1)
-    ten_plies = lambda seconds: 10.0  # noqa: E731  (6 moves to think about, hazard 0)
-    # each of the 6 moves proves the result with chance 0.2: 1 + 0.8 + ... + 0.8**5
-    expected = sum(0.8**k for k in range(6))
-    assert thinking_moves_left(view, 21.0, ten_plies, 0.2) == pytest.approx(expected)
-    assert expected == pytest.approx(3.68928)
-    assert thinking_moves_left(view, 21.0, ten_plies, 0.0) == 6.0
-    assert thinking_moves_left(view, 21.0, ten_plies, 0.9) == MIN_THINKING_MOVES
-    assert thinking_moves_left(view, 21.0, None, 0.2) == 21.0  # no solver: no proofs foreseen
-    # Connect Four declares its hazard: the clock's budget for a move grows with it
-    game = make_game("connect_four")
-    state = game.initial_state()
-    assert game.knowledge.proof_hazard == 0.2
-    with_hazard = SearchDeadlines.for_move(0.0, view, game, state, None, ten_plies)
-    plain = SearchDeadlines.for_clock(0.0, view, 6.0, 21.0)
-    assert with_hazard.target > 1.5 * plain.target
 
 
 def test_spending_the_clock_as_budgeted_never_flags():

@@ -77,11 +77,7 @@ class GameKnowledge(Protocol):
       lets a clock's time allocation foresee when the solver takes over
       (:func:`plies_until_affordable`); ``proven_moves_left(state, value) -> float``: the
       moves the side to move still makes under perfect play in a position of exact
-      ``value``, for a clock's allocation once the result is proven; ``proof_hazard``: the
-      chance that a move before the solver's foreseen take-over proves the result all the
-      same (a won position solves sooner than its cost estimate says), which makes a
-      clock's allocation count fewer moves to think about
-      (:func:`boardzoo.timecontrol.thinking_moves_left`);
+      ``value``, for a clock's allocation once the result is proven;
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
     * ``prior_kernel(state, mask, out, values)``: compiled move priors for a PUCT search
@@ -109,8 +105,6 @@ class GameKnowledge(Protocol):
     @property
     def proven_moves_left(self) -> Callable[[np.ndarray, int], float] | None: ...
     @property
-    def proof_hazard(self) -> float | None: ...
-    @property
     def playout_kernel(self) -> Kernel | None: ...
     @property
     def playout_trace_kernel(self) -> Kernel | None: ...
@@ -133,7 +127,6 @@ class Knowledge:
     solve_speed: float | None = None
     cost_growth: float | None = None
     proven_moves_left: Callable[[np.ndarray, int], float] | None = None
-    proof_hazard: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
     prior_kernel: Kernel | None = None

@@ -420,10 +420,6 @@ COST_AT_REACH = 9e4
 COST_GROWTH = 1.75
 """How many times more nodes a solve takes per stone fewer (random positions, medians: 8
 stones 2.4 million, 10: 430,000, 12: 160,000, 14: 87,000)."""
-PROOF_HAZARD = 0.2
-"""The chance that a move before the solver's foreseen take-over proves the result anyway
-(under ``10+0.1`` from 4-ply random openings, MCTS had proven its result by its second move
-in 40% and 32% of 50 games each, alpha-beta in 60% and 48%: 1 - 0.8**2 = 36%)."""
 SOLVE_SPEED = 1.1e7
 """Nodes per second on one core of the reference machine (14 stones: 7.5 ms for ~87,000)."""
 
@@ -468,5 +464,4 @@ KNOWLEDGE = Knowledge(
     solve_speed=SOLVE_SPEED,
     cost_growth=COST_GROWTH,
     proven_moves_left=proven_moves_left,
-    proof_hazard=PROOF_HAZARD,
 )

@@ -433,13 +433,24 @@ def test_auto_settings_apply_as_a_bundle():
     othello = MCTSAgent().settings_for("othello")
     assert (othello.selection, othello.evaluator, othello.cfg.implicit_minimax) == (
         declared["selection"], declared["evaluator"], declared["implicit_minimax"])
-    assert MCTSAgent().settings_for("go").rollout == knowledge_for("go").MCTS_DEFAULTS["rollout"]
+    go = MCTSAgent().settings_for("go")
+    assert go.rollout == knowledge_for("go").MCTS_DEFAULTS["rollout"]
+    # Go's bundle also switches RAVE on, with its own c; either given overrides its part,
+    # and RAVE switched off takes UCT's usual c again
+    assert (go.rave, go.c, go.cfg.rave) == (True, 0.1, True)
+    assert (MCTSAgent(c=0.5).settings_for("go").c, MCTSAgent(c=0.5).settings_for("go").rave) == (
+        0.5, True)
+    assert (MCTSAgent(rave=False).settings_for("go").c, MCTSAgent().settings_for("othello").rave
+            ) == (1.0, False)
     # one setting given: the rest fall back to the plain choices, not the game's bundle
     plain = MCTSAgent(selection="uct").settings_for("othello")
     assert (plain.selection, plain.rollout, plain.evaluator, plain.cfg.implicit_minimax) == (
         "uct", "random", None, 0.0)
     with pytest.raises(InvalidOptionError, match="implicit_minimax"):
         MCTSAgent(implicit_minimax=2)
+    assert MCTSAgent(rollout="heuristic").settings_for("go").rave is False
+    with pytest.raises(InvalidOptionError, match="rave='yes'; use True, False or 'auto'"):
+        MCTSAgent(rave="yes")
 
 
 def test_one_simulation_plays_and_reports_the_priors():

@@ -49,6 +49,8 @@ class SearchDefaults(NamedTuple):
     rollout: str | None = None  #: "random" | "heuristic" (the knowledge's playout policy)
     evaluator: str | None = None  #: "heuristic" (the knowledge's evaluation)
     implicit_minimax: float | None = None  #: alpha of implicit minimax backups, in [0, 1]
+    rave: bool | None = None  #: RAVE (all-moves-as-first values blended into Q)
+    c: float | None = None  #: the selection's exploration constant
     evidence: str = ""
 
     def recommended(self) -> dict[str, Any]:

@@ -76,7 +76,8 @@ __all__ = ["MCTSAgent", "SearchResult"]
 
 AUTO = "auto"
 SELECTIONS = {"uct": UCT, "puct": PUCT, "gumbel": GUMBEL}
-FALLBACK = {"selection": "uct", "rollout": "random", "evaluator": None, "implicit_minimax": 0.0}
+FALLBACK = {"selection": "uct", "rollout": "random", "evaluator": None, "implicit_minimax": 0.0,
+            "rave": False}
 EXACT_SOLVER_SHARE = 0.5  # of time_limit, for the game's exact solver at the root
 DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
 GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
@@ -99,6 +100,7 @@ class Settings(NamedTuple):
     rollout: str
     evaluator: Any
     c: float
+    rave: bool
     cfg: SearchConfig
 
 
@@ -152,7 +154,9 @@ class MCTSAgent(SearchingAgent):
             any is given, the rest mean the plain choice: no evaluator, the game's own
             playout, no implicit minimax, and UCT — or PUCT when an Evaluator gives priors.
         rave: all-moves-as-first statistics blended into Q (Gelly & Silver), weight
-            ``sqrt(rave_k / (3 N + rave_k))``.
+            ``sqrt(rave_k / (3 N + rave_k))``; "auto": as the game's ``search_defaults``
+            say where they apply (the four above left "auto"; Go: on, with c = 0.1), else
+            off. ``c`` left None likewise takes the game's recommended value there.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
             with the highest priors.
         solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
@@ -193,7 +197,7 @@ class MCTSAgent(SearchingAgent):
         selection: str = AUTO,
         rollout: str = AUTO,
         evaluator: str | Evaluator | None = AUTO,
-        rave: bool = False,
+        rave: bool | str = AUTO,
         progressive_widening: bool = False,
         solver: bool = True,
         reuse_tree: bool = True,
@@ -223,6 +227,8 @@ class MCTSAgent(SearchingAgent):
             temperature,
             unvisited_q,
         )
+        if rave != AUTO and not isinstance(rave, (bool, np.bool_)):
+            raise InvalidOptionError(f"rave={rave!r}; use True, False or 'auto'")
         if implicit_minimax != AUTO and not (
             isinstance(implicit_minimax, (int, float)) and 0 <= implicit_minimax <= 1
         ):
@@ -396,9 +402,11 @@ class MCTSAgent(SearchingAgent):
     def settings_for(self, game_name: str | None) -> Settings:
         """The settings used on ``game_name`` (None: a non-boardzoo env). When none of
         ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` is given, they take
-        the game's ``knowledge.search_defaults`` as one bundle; once any of them is
-        given, the others that are left "auto" take the plain choice (UCT, the game's own
-        playout, no evaluator, no implicit minimax)."""
+        the game's ``knowledge.search_defaults`` as one bundle, with its ``rave`` where left
+        "auto" and its ``c`` where left None (if RAVE is as it recommends); once any of the
+        four is given, the others that are left "auto" take the plain choice (UCT, the
+        game's own playout, no evaluator, no implicit minimax, no RAVE, the selection's
+        usual c)."""
         if game_name not in self._settings:
             recommended = FALLBACK
             if all(value == AUTO for value in self.requested.values()) and game_name:
@@ -409,10 +417,13 @@ class MCTSAgent(SearchingAgent):
                       for key, value in self.requested.items()}
             if isinstance(chosen["evaluator"], Evaluator) and self.requested["selection"] == AUTO:
                 chosen["selection"] = "puct"  # a network's priors are what PUCT is for
-            c = DEFAULT_C[chosen["selection"]] if self.c is None else float(self.c)
-            cfg = self._config(chosen["selection"], c, chosen["implicit_minimax"])
+            rave = bool(recommended["rave"] if self.rave == AUTO else self.rave)
+            tuned_c = recommended.get("c") if rave == recommended["rave"] else None
+            c = float(self.c if self.c is not None else
+                      tuned_c if tuned_c is not None else DEFAULT_C[chosen["selection"]])
+            cfg = self._config(chosen["selection"], c, chosen["implicit_minimax"], rave)
             self._settings[game_name] = Settings(chosen["selection"], chosen["rollout"],
-                                                 chosen["evaluator"], c, cfg)
+                                                 chosen["evaluator"], c, rave, cfg)
         return self._settings[game_name]
 
     def _simulation_budget(self, clock: ClockView | None) -> int:
@@ -522,7 +533,8 @@ class MCTSAgent(SearchingAgent):
             final=final,
         )
 
-    def _config(self, selection: str, c: float, implicit_minimax: float) -> SearchConfig:
+    def _config(self, selection: str, c: float, implicit_minimax: float,
+                rave: bool) -> SearchConfig:
         rave_k, pw_c, pw_alpha, c_visit = self._tuning
         constant = self.unvisited_q != "parent"
         return SearchConfig(
@@ -531,7 +543,7 @@ class MCTSAgent(SearchingAgent):
             fpu_mode=FPU_CONSTANT if constant else FPU_PARENT,
             fpu_value=(-1.0 if self.unvisited_q == "loss" else float(self.unvisited_q))
             if constant else 0.0,
-            rave=self.rave,
+            rave=rave,
             rave_k=rave_k,
             progressive_widening=self.progressive_widening,
             pw_c=pw_c,
@@ -613,7 +625,7 @@ class MCTSAgent(SearchingAgent):
         if isinstance(model, GameModel):
             uses_priors = settings.selection != "uct" or self.progressive_widening
             kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator,
-                                        self.rave, uses_priors)
+                                        settings.rave, uses_priors)
 
             def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
                 return fast.run_simulations(

@@ -526,16 +526,18 @@ def _point_logit(g, n, w, p, colour, last, table):
         return PRIOR_OWN_EYE
     logit = 0.0
     captured = 0
+    touches_own_atari = False
     for q in (p - 1, p + 1, p - w, p + w):
-        if g[STONE, q] == 3 - colour and in_atari(g, g[ROOT, q]):
-            captured = max(captured, g[COUNT, g[ROOT, q]])
+        stone = g[STONE, q]
+        if (stone == colour or stone == 3 - colour) and in_atari(g, g[ROOT, q]):
+            if stone == colour:
+                touches_own_atari = True
+            else:
+                captured = max(captured, g[COUNT, g[ROOT, q]])
     if captured > 0:
         logit += PRIOR_CAPTURE + PRIOR_PER_STONE * min(captured, 4)
-    for q in (p - 1, p + 1, p - w, p + w):
-        if g[STONE, q] == colour and in_atari(g, g[ROOT, q]):
-            if _liberties_after(g, w, p, colour) >= 2:
-                logit += PRIOR_SAVE
-            break
+    if touches_own_atari and _liberties_after(g, w, p, colour) >= 2:
+        logit += PRIOR_SAVE
     if captured == 0 and _is_big_self_atari(g, w, p, colour):
         logit += PRIOR_SELF_ATARI
     if table[neighbourhood_code(g, w, p)]:

@@ -890,7 +890,7 @@ _WARM: set[tuple] = set()
 
 
 def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool,
-                      uses_priors: bool = False) -> tuple:
+                      uses_priors: bool) -> tuple:
     """(legal, apply, leaf, priors) compiled functions for the fast loop, built once per
     game class and leaf kind; ``uses_priors``: the selection reads the priors (PUCT, Gumbel,
     progressive widening), so the game's own move priors are worth computing."""

@@ -14,11 +14,12 @@ Run::
     python -m benchmarks.go_strength feature rave --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature priors --size 9 --games 100 --time 0.5
 
-Features: ``patterns`` (MoGo's 3x3 patterns in the playouts, the default, against the same
-playouts without them), ``rave`` (RAVE on, against off), ``priors`` (PUCT over the move
-priors of ``knowledge.go.prior_kernel``, against UCT), ``widening`` (progressive widening in
-the priors' order, against none); ``--feature-options`` adds agent options to the side with
-the feature (e.g. ``c=0.5``).
+Features, each against the default agent without it: ``patterns`` (MoGo's 3x3 patterns in
+the playouts, against the same playouts without them), ``rave`` (the default's RAVE, against
+plain UCT at c = 1.0), ``prior_visits`` (RAVE's children start with 20 virtual visits at the
+heuristic value of ``knowledge.go.prior_kernel``), ``priors`` (PUCT over those move priors),
+``widening`` (progressive widening in the priors' order); ``--feature-options`` adds agent
+options to the side with the feature (e.g. ``c=0.5``, ``prior_visits=50``).
 """
 
 from __future__ import annotations
@@ -70,9 +71,15 @@ class WithoutPatterns:
         return self.inner.act(other)
 
 
-#: agent options that switch each feature on (patterns: on by default; see feature_agents)
-FEATURES = {"patterns": "", "rave": "rave=True", "priors": "selection=puct",
-            "widening": "progressive_widening=True"}
+#: agent options with the feature and without it, each on top of the default agent (patterns:
+#: the default's playouts, against the same agent on playouts without them)
+FEATURES = {
+    "patterns": ("", ""),
+    "rave": ("", "rave=False"),
+    "prior_visits": ("prior_visits=20", ""),
+    "priors": ("selection=puct", ""),
+    "widening": ("progressive_widening=True", ""),
+}
 
 
 def feature_agents(feature: str, time_limit: float, seed: int,
@@ -82,11 +89,10 @@ def feature_agents(feature: str, time_limit: float, seed: int,
     if feature not in FEATURES:
         raise SystemExit(f"unknown feature {feature!r}: use one of {', '.join(FEATURES)}")
     base = f"{DEFAULT_GO_AGENT}:time_limit={time_limit}"
-    options = ",".join(o for o in (FEATURES[feature], extra) if o)
-    with_it = make_agent(base + (f",{options}" if options else ""), seed=seed)
-    if feature == "patterns":
-        return with_it, WithoutPatterns(make_agent(base, seed=seed + 1))
-    return with_it, make_agent(base, seed=seed + 1)
+    on, off = FEATURES[feature]
+    with_it = make_agent(",".join(o for o in (base, on, extra) if o), seed=seed)
+    without = make_agent(",".join(o for o in (base, off) if o), seed=seed + 1)
+    return with_it, WithoutPatterns(without) if feature == "patterns" else without
 
 
 def report(label: str, result: Any) -> None:

@@ -1,5 +1,6 @@
 """Go's move priors (``knowledge.go.prior_kernel``): exact values on an empty board, the
-tactical moves they favour, and the searches that read them (PUCT, progressive widening)."""
+tactical moves they favour, and the searches that read them (PUCT, progressive widening,
+RAVE's prior visits)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,25 @@ import numpy as np
 import pytest
 
 from boardzoo.agents import MCTSAgent
+from boardzoo.agents.mcts.tree import ACTION, AMAF_N, AMAF_W
 from boardzoo.envs import make_env
+from boardzoo.errors import InvalidOptionError
 from boardzoo.knowledge import go as knowledge
 from tests.test_go_knowledge import position, sgf_of
 
 
-def priors_of(game, state) -> np.ndarray:
+def priors_and_values(game, state) -> tuple[np.ndarray, np.ndarray]:
     mask = np.zeros(game.num_actions, np.bool_)
     game.legal_mask_kernel(state, mask)
     out, values = np.empty(game.num_actions), np.empty(game.num_actions)
     knowledge.prior_kernel(state, mask, out, values)
-    assert out.sum() == pytest.approx(1.0) and not out[~mask].any() and not values.any()
-    return out
+    assert out.sum() == pytest.approx(1.0) and not out[~mask].any()
+    assert not values[~mask].any() and (np.abs(values) < 1).all()
+    return out, values
+
+
+def priors_of(game, state) -> np.ndarray:
+    return priors_and_values(game, state)[0]
 
 
 def test_an_empty_board_favours_the_centre_over_the_edges_and_a_pass_least():
@@ -35,6 +43,13 @@ def test_an_empty_board_favours_the_centre_over_the_edges_and_a_pass_least():
     # 5x5 points off the two outer lines, 56 on the second line or the edge, then the pass
     z = 25 + 24 * math.exp(-0.3) + 32 * math.exp(-1.0) + math.exp(-3.0)
     assert priors[centre] == pytest.approx(1 / z)
+    # each move's heuristic value: tanh(0.2 * its logit)
+    values = priors_and_values(game, state)[1]
+    assert knowledge.PRIOR_VALUE_PER_LOGIT == 0.2
+    assert values[centre] == 0.0
+    assert values[first_line] == pytest.approx(math.tanh(-0.2))
+    assert values[second_line] == pytest.approx(math.tanh(-0.06))
+    assert values[81] == pytest.approx(math.tanh(-0.6))
 
 
 CAPTURE = """
@@ -97,3 +112,31 @@ def test_puct_and_progressive_widening_search_with_the_priors():
     widened = MCTSAgent(simulations=3, progressive_widening=True, seed=0)
     widened.act(env)  # the first children tried are the capture's
     assert widened.last_search.visits[3 * 7 + 4] >= 1
+
+
+def test_rave_prior_visits_start_each_child_at_its_heuristic_value():
+    """Under RAVE with prior_visits, an unvisited child's AMAF value is its heuristic value
+    (over prior_visits virtual visits), so the capture is the first child tried; without
+    them every unvisited child ties and the first legal point goes first."""
+    env = make_env("go", board_size=7, komi=7.5)
+    env.reset(options={"position": sgf_of(CAPTURE, to_play="B")})
+    game, state = position(CAPTURE, to_play="B")
+    values = priors_and_values(game, state)[1]
+    capture = 3 * 7 + 4
+    seeded = MCTSAgent(simulations=2, rave=True, prior_visits=10, exact_solver=False, seed=0)
+    seeded.act(env)
+    assert seeded.last_search.visits[capture] == 1
+    tree = seeded.tree
+    for child in tree.children():
+        action = int(tree.ints[child, ACTION])
+        if seeded.last_search.visits[action] == 0:  # no playout has touched its AMAF value?
+            n, w = tree.floats[child, AMAF_N], tree.floats[child, AMAF_W]
+            assert n >= 10 and (n > 10 or w / n == pytest.approx(values[action]))
+    plain = MCTSAgent(simulations=2, rave=True, exact_solver=False, seed=0)
+    plain.act(env)
+    assert plain.last_search.visits[capture] == 0
+
+
+def test_prior_visits_must_be_a_count():
+    with pytest.raises(InvalidOptionError, match="prior_visits=-1"):
+        MCTSAgent(prior_visits=-1)

@@ -9,18 +9,24 @@ from benchmarks.go_strength import WithoutPatterns, feature_agents
 from boardzoo.agents import MCTSAgent
 
 
+def resolved(agent: MCTSAgent, option: str):
+    """The setting the agent plays Go with ("auto" resolved by the game's defaults)."""
+    settings = agent.settings_for("go")
+    if option in settings._fields:
+        return getattr(settings, option)
+    return getattr(settings.cfg, option, getattr(agent, option, None))
+
+
 @pytest.mark.parametrize(("feature", "option", "value"), [
     ("rave", "rave", True),
+    ("prior_visits", "prior_visits", 20.0),
     ("priors", "selection", "puct"),
     ("widening", "progressive_widening", True),
 ])
 def test_each_feature_is_switched_on_one_side_only(feature, option, value):
     with_it, without = feature_agents(feature, 0.25, seed=3)
     assert isinstance(with_it, MCTSAgent) and isinstance(without, MCTSAgent)
-    def setting(agent):
-        return agent.requested[option] if option in agent.requested else getattr(agent, option)
-
-    assert setting(with_it) == value and setting(without) != value
+    assert resolved(with_it, option) == value and resolved(without, option) != value
     assert with_it.time_limit == without.time_limit == 0.25
 
 

@@ -46,6 +46,7 @@ def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list
         np.ones(3, bool),
         np.array(priors), np.zeros(3),
         False,
+        0.0,
         make_rng(0),
     )
     tree.ints[0, VISITS] = 1  # the visit that expanded the root
@@ -157,6 +158,7 @@ def test_solver_choice_prefers_short_wins_and_long_losses():
         np.ones(3, bool),
         np.full(3, 1 / 3), np.zeros(3),
         False,
+        0.0,
         make_rng(0),
     )
     children = [1, 2, 3]
@@ -418,10 +420,10 @@ def test_implicit_minimax_backs_up_heuristic_values_by_negamax():
     tree = Tree(16)
     ints, floats, meta, rng = tree.ints, tree.floats, tree.meta, make_rng(0)
     expand(ints, floats, meta, 0, 0, np.ones(2, bool), np.full(2, 0.5), np.array([0.2, 0.1]),
-           False, rng)
+           False, 0.0, rng)
     # after root move 0, seat 1 chooses between values (for seat 1) 0.5 and -0.3
     expand(ints, floats, meta, 1, 1, np.ones(2, bool), np.full(2, 0.5), np.array([0.5, -0.3]),
-           False, rng)
+           False, 0.0, rng)
     backup_minimax(ints, floats, np.array([0, 1, 3], np.int64), 3)
     assert floats[1, MINIMAX] == pytest.approx(-0.5)  # seat 0's view of move 0: seat 1 gets 0.5
     assert floats[0, MINIMAX] == pytest.approx(-0.1)  # the root's mover is seat 1: -max(-0.5, 0.1)

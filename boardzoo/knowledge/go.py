@@ -517,6 +517,8 @@ PRIOR_SELF_ATARI = -3.0  # a big self-atari
 PRIOR_OWN_EYE = -4.0  # fills one of the mover's own eyes
 PRIOR_EDGE = (-1.0, -0.3)  # on the first and second line
 PRIOR_PASS = -3.0  # passing while a board move is legal
+#: a move's heuristic value (mover's view, for RAVE's prior visits) is tanh(this * logit)
+PRIOR_VALUE_PER_LOGIT = 0.2
 
 
 @njit(cache=True)
@@ -554,8 +556,8 @@ def _point_logit(g, n, w, p, colour, last, table):
 def prior_kernel(state, mask, out, values):
     """Move priors for a search (the ``priors_fn`` contract of the compiled MCTS loop):
     ``out[a]`` = softmax of each legal move's logit (:func:`_point_logit`; passing:
-    PRIOR_PASS while a board move is legal), 0 where illegal; ``values`` = 0 (no heuristic
-    values)."""
+    PRIOR_PASS while a board move is legal), 0 where illegal; ``values[a]`` = the move's
+    heuristic value ``tanh(PRIOR_VALUE_PER_LOGIT * logit)`` for the mover, 0 where illegal."""
     n = state[SIZE]
     w = n + 1
     g = grid(state)
@@ -566,7 +568,6 @@ def prior_kernel(state, mask, out, values):
     board_moves = False
     best = -np.inf
     for a in range(mask.shape[0]):
-        values[a] = 0.0
         if not mask[a]:
             out[a] = -np.inf
             continue
@@ -581,6 +582,7 @@ def prior_kernel(state, mask, out, values):
         best = max(best, out[pass_action])
     total = 0.0
     for a in range(mask.shape[0]):
+        values[a] = math.tanh(PRIOR_VALUE_PER_LOGIT * out[a]) if mask[a] else 0.0
         out[a] = math.exp(out[a] - best) if mask[a] else 0.0
         total += out[a]
     for a in range(mask.shape[0]):

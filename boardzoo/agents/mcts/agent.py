@@ -157,6 +157,9 @@ class MCTSAgent(SearchingAgent):
             ``sqrt(rave_k / (3 N + rave_k))``; "auto": as the game's ``search_defaults``
             say where they apply (the four above left "auto"; Go: on, with c = 0.1), else
             off. ``c`` left None likewise takes the game's recommended value there.
+        prior_visits: under RAVE, the virtual AMAF visits each new child starts with, at
+            the heuristic value the game's move priors give it (Gelly & Silver 2007's prior
+            knowledge; Go's: captures, saving moves, 3x3 patterns...); 0: none.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
             with the highest priors.
         solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
@@ -208,6 +211,7 @@ class MCTSAgent(SearchingAgent):
         implicit_minimax: float | str = AUTO,
         unvisited_q: float | str = "parent",
         rave_k: float = 1000.0,
+        prior_visits: float = 0.0,
         pw_c: float = 2.0,
         pw_alpha: float = 0.5,
         gumbel_actions: int | None = None,
@@ -235,6 +239,9 @@ class MCTSAgent(SearchingAgent):
             raise InvalidOptionError(
                 f"implicit_minimax={implicit_minimax!r}; give 'auto' or alpha in [0, 1]"
             )
+        if not isinstance(prior_visits, (int, float)) or not 0 <= prior_visits < math.inf:
+            raise InvalidOptionError(
+                f"prior_visits={prior_visits!r}; give a number of virtual visits, 0 or more")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
         if not isinstance(max_nodes, int) or max_nodes < MIN_MAX_NODES:
@@ -262,7 +269,7 @@ class MCTSAgent(SearchingAgent):
         self.batcher = (
             LeafBatcher(evaluator, cache_size) if isinstance(evaluator, Evaluator) else None
         )
-        self._tuning = (rave_k, pw_c, pw_alpha, gumbel_c_visit)
+        self._tuning = (rave_k, prior_visits, pw_c, pw_alpha, gumbel_c_visit)
         self._settings: dict[str | None, Settings] = {}
         self.settings = self.settings_for(None)
         self.max_nodes = max_nodes
@@ -535,7 +542,7 @@ class MCTSAgent(SearchingAgent):
 
     def _config(self, selection: str, c: float, implicit_minimax: float,
                 rave: bool) -> SearchConfig:
-        rave_k, pw_c, pw_alpha, c_visit = self._tuning
+        rave_k, prior_visits, pw_c, pw_alpha, c_visit = self._tuning
         constant = self.unvisited_q != "parent"
         return SearchConfig(
             kind=SELECTIONS[selection],
@@ -552,6 +559,7 @@ class MCTSAgent(SearchingAgent):
             gumbel_c_visit=c_visit,
             gumbel_c_scale=GUMBEL_C_SCALE,
             implicit_minimax=implicit_minimax,
+            prior_visits=prior_visits,
         ).typed()
 
     def _exact_solution(
@@ -623,7 +631,8 @@ class MCTSAgent(SearchingAgent):
         if self.batcher is not None:
             return self._batched_runner(model, root)
         if isinstance(model, GameModel):
-            uses_priors = settings.selection != "uct" or self.progressive_widening
+            uses_priors = (settings.selection != "uct" or self.progressive_widening
+                           or (settings.rave and settings.cfg.prior_visits > 0))
             kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator,
                                         settings.rave, uses_priors)
 
@@ -892,8 +901,9 @@ _WARM: set[tuple] = set()
 def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool,
                       uses_priors: bool) -> tuple:
     """(legal, apply, leaf, priors) compiled functions for the fast loop, built once per
-    game class and leaf kind; ``uses_priors``: the selection reads the priors (PUCT, Gumbel,
-    progressive widening), so the game's own move priors are worth computing."""
+    game class and leaf kind; ``uses_priors``: the search reads the priors (PUCT, Gumbel,
+    progressive widening, RAVE's prior visits), so the game's own move priors are worth
+    computing."""
     key = (type(game), rollout, evaluator, rave, uses_priors)
     if key not in _KERNEL_CACHE:
         _KERNEL_CACHE[key] = (

@@ -55,7 +55,9 @@ class SearchConfig(NamedTuple):
     parent's Q; FPU_CONSTANT: ``fpu_value``); ``rave``/``rave_k`` RAVE and its equal-weight
     visit count; ``progressive_widening`` with ``pw_c * N ** pw_alpha`` children;
     ``solver`` MCTS-Solver; ``gumbel_c_visit``/``gumbel_c_scale`` Gumbel's sigma;
-    ``implicit_minimax`` the alpha of implicit minimax backups (0: off).
+    ``implicit_minimax`` the alpha of implicit minimax backups (0: off); ``prior_visits``
+    the virtual AMAF visits a new child starts with under RAVE, at its heuristic value
+    (Gelly & Silver's prior knowledge; 0: off).
     """
 
     kind: int = UCT
@@ -71,6 +73,7 @@ class SearchConfig(NamedTuple):
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
     implicit_minimax: float = 0.0
+    prior_visits: float = 0.0
 
     def typed(self) -> SearchConfig:
         """The same settings with exact Python types (one numba specialisation for all)."""
@@ -79,7 +82,7 @@ class SearchConfig(NamedTuple):
             bool(self.rave), float(self.rave_k), bool(self.progressive_widening),
             float(self.pw_c), float(self.pw_alpha), bool(self.solver),
             float(self.gumbel_c_visit), float(self.gumbel_c_scale),
-            float(self.implicit_minimax),
+            float(self.implicit_minimax), float(self.prior_visits),
         )
 
 
@@ -212,11 +215,13 @@ def completed_q(ints, floats, node, cfg, count):
 
 
 @njit(cache=True)
-def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_prior, rng):
+def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_prior, amaf_visits,
+           rng):
     """Create one child per legal action of ``node`` (``mask``), with ``priors`` and heuristic
-    ``values`` (mover's view, the children's first implicit minimax values; per action,
-    ignored where illegal). Under progressive widening the children are sorted by prior
-    (random among equal priors). Returns False when the tree has no room."""
+    ``values`` (mover's view, the children's first implicit minimax values, and their
+    ``amaf_visits`` virtual AMAF visits; per action, ignored where illegal). Under progressive
+    widening the children are sorted by prior (random among equal priors). Returns False
+    when the tree has no room."""
     count = 0
     for a in range(mask.shape[0]):
         count += mask[a]
@@ -240,6 +245,8 @@ def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_pri
             ints[row, MOVER] = to_move
             floats[row, PRIOR] = priors[a]
             floats[row, MINIMAX] = values[a]
+            floats[row, AMAF_N] = amaf_visits
+            floats[row, AMAF_W] = amaf_visits * values[a]
             k += 1
     if order_by_prior:
         _sort_children_by_prior(ints, floats, first, count, rng)

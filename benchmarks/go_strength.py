@@ -16,8 +16,9 @@ Run::
 
 Features, each against the default agent without it: ``patterns`` (MoGo's 3x3 patterns in
 the playouts, against the same playouts without them), ``rave`` (the default's RAVE, against
-plain UCT at c = 1.0), ``prior_visits`` (RAVE's children start with 20 virtual visits at the
-heuristic value of ``knowledge.go.prior_kernel``), ``priors`` (PUCT over those move priors),
+plain UCT at c = 1.0), ``prior_visits`` (the default's RAVE children start with 20 virtual
+visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), ``priors``
+(PUCT over those move priors),
 ``widening`` (progressive widening in the priors' order); ``--feature-options`` adds agent
 options to the side with the feature (e.g. ``c=0.5``, ``prior_visits=50``).
 """
@@ -76,7 +77,7 @@ class WithoutPatterns:
 FEATURES = {
     "patterns": ("", ""),
     "rave": ("", "rave=False"),
-    "prior_visits": ("prior_visits=20", ""),
+    "prior_visits": ("", "prior_visits=0"),
     "priors": ("selection=puct", ""),
     "widening": ("progressive_widening=True", ""),
 }

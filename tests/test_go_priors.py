@@ -96,7 +96,7 @@ def test_white_saves_its_chain_in_atari_by_extending():
     assert int(np.argmax(priors)) == 3 * 7 + 4
 
 
-def test_puct_and_progressive_widening_search_with_the_priors():
+def test_puct_progressive_widening_and_rave_search_with_the_priors():
     env = make_env("go", board_size=7, komi=7.5)
     env.reset(options={"position": sgf_of(CAPTURE, to_play="B")})
     game, state = position(CAPTURE, to_play="B")
@@ -105,7 +105,10 @@ def test_puct_and_progressive_widening_search_with_the_priors():
     puct = MCTSAgent(simulations=50, selection="puct", seed=0)
     puct.act(env)
     assert puct.last_search.prior == pytest.approx(expected)
-    uct = MCTSAgent(simulations=50, seed=0)  # UCT reads no priors: uniform ones
+    default = MCTSAgent(simulations=50, seed=0)  # RAVE reads them for its prior visits
+    default.act(env)
+    assert default.last_search.prior == pytest.approx(expected)
+    uct = MCTSAgent(simulations=50, rave=False, seed=0)  # plain UCT: uniform priors
     uct.act(env)
     legal = expected > 0
     assert uct.last_search.prior[legal] == pytest.approx(1 / legal.sum())
@@ -132,9 +135,18 @@ def test_rave_prior_visits_start_each_child_at_its_heuristic_value():
         if seeded.last_search.visits[action] == 0:  # no playout has touched its AMAF value?
             n, w = tree.floats[child, AMAF_N], tree.floats[child, AMAF_W]
             assert n >= 10 and (n > 10 or w / n == pytest.approx(values[action]))
-    plain = MCTSAgent(simulations=2, rave=True, exact_solver=False, seed=0)
+    plain = MCTSAgent(simulations=2, rave=True, prior_visits=0, exact_solver=False, seed=0)
     plain.act(env)
     assert plain.last_search.visits[capture] == 0
+
+
+def test_go_searches_with_20_prior_visits_by_default_and_only_under_its_rave():
+    """The game's recommendation (measured: 0.65 [0.54, 0.75] over 80 games against none)
+    applies where RAVE is as recommended; other games and plain UCT on Go get none."""
+    assert MCTSAgent().settings_for("go").cfg.prior_visits == 20.0
+    assert MCTSAgent(prior_visits=5).settings_for("go").cfg.prior_visits == 5.0
+    assert MCTSAgent(rave=False).settings_for("go").cfg.prior_visits == 0.0
+    assert MCTSAgent().settings_for("othello").cfg.prior_visits == 0.0
 
 
 def test_prior_visits_must_be_a_count():

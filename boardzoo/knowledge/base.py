@@ -51,6 +51,7 @@ class SearchDefaults(NamedTuple):
     implicit_minimax: float | None = None  #: alpha of implicit minimax backups, in [0, 1]
     rave: bool | None = None  #: RAVE (all-moves-as-first values blended into Q)
     c: float | None = None  #: the selection's exploration constant
+    prior_visits: float | None = None  #: RAVE's virtual visits at the move priors' values
     evidence: str = ""
 
     def recommended(self) -> dict[str, Any]:

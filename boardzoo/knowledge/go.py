@@ -624,13 +624,15 @@ KNOWLEDGE = Knowledge(
         rollout="heuristic",
         rave=True,
         c=0.1,
+        prior_visits=20.0,
         evidence=(
             "the capture/atari playout, which scored 0.77 [0.68, 0.84] over 100 games "
             "against the plain eye-respecting playout (7x7, komi 9, 1000 simulations); its "
             "3x3 pattern step 0.75 [0.55, 0.88] over 24 games against the same playout "
             "without it (9x9, komi 7.5, 0.3 s a move); RAVE with a small UCT term (c = 0.1, "
             "as MoGo's) 0.82 [0.68, 0.91] over 40 games against UCT alone at c = 1.0 (9x9, "
-            "komi 7.5, 0.3 s a move)."
+            "komi 7.5, 0.3 s a move); RAVE's children starting with 20 virtual visits at the "
+            "move priors' values 0.65 [0.54, 0.75] over 80 games against none (the same)."
         ),
     ),
 )

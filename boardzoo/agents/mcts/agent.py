@@ -159,7 +159,8 @@ class MCTSAgent(SearchingAgent):
             off. ``c`` left None likewise takes the game's recommended value there.
         prior_visits: under RAVE, the virtual AMAF visits each new child starts with, at
             the heuristic value the game's move priors give it (Gelly & Silver 2007's prior
-            knowledge; Go's: captures, saving moves, 3x3 patterns...); 0: none.
+            knowledge; Go's: captures, saving moves, 3x3 patterns...); 0: none; "auto": the
+            game's recommendation where ``c`` would take it (Go: 20), else 0.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
             with the highest priors.
         solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
@@ -211,7 +212,7 @@ class MCTSAgent(SearchingAgent):
         implicit_minimax: float | str = AUTO,
         unvisited_q: float | str = "parent",
         rave_k: float = 1000.0,
-        prior_visits: float = 0.0,
+        prior_visits: float | str = AUTO,
         pw_c: float = 2.0,
         pw_alpha: float = 0.5,
         gumbel_actions: int | None = None,
@@ -239,9 +240,12 @@ class MCTSAgent(SearchingAgent):
             raise InvalidOptionError(
                 f"implicit_minimax={implicit_minimax!r}; give 'auto' or alpha in [0, 1]"
             )
-        if not isinstance(prior_visits, (int, float)) or not 0 <= prior_visits < math.inf:
+        if prior_visits != AUTO and not (
+            isinstance(prior_visits, (int, float)) and 0 <= prior_visits < math.inf
+        ):
             raise InvalidOptionError(
-                f"prior_visits={prior_visits!r}; give a number of virtual visits, 0 or more")
+                f"prior_visits={prior_visits!r}; give 'auto' or a number of virtual visits, "
+                "0 or more")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
         if not isinstance(max_nodes, int) or max_nodes < MIN_MAX_NODES:
@@ -269,7 +273,8 @@ class MCTSAgent(SearchingAgent):
         self.batcher = (
             LeafBatcher(evaluator, cache_size) if isinstance(evaluator, Evaluator) else None
         )
-        self._tuning = (rave_k, prior_visits, pw_c, pw_alpha, gumbel_c_visit)
+        self.prior_visits = prior_visits
+        self._tuning = (rave_k, pw_c, pw_alpha, gumbel_c_visit)
         self._settings: dict[str | None, Settings] = {}
         self.settings = self.settings_for(None)
         self.max_nodes = max_nodes
@@ -410,10 +415,11 @@ class MCTSAgent(SearchingAgent):
         """The settings used on ``game_name`` (None: a non-boardzoo env). When none of
         ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` is given, they take
         the game's ``knowledge.search_defaults`` as one bundle, with its ``rave`` where left
-        "auto" and its ``c`` where left None (if RAVE is as it recommends); once any of the
+        "auto" and its ``c`` and ``prior_visits`` where left unset (if RAVE is as it
+        recommends); once any of the
         four is given, the others that are left "auto" take the plain choice (UCT, the
         game's own playout, no evaluator, no implicit minimax, no RAVE, the selection's
-        usual c)."""
+        usual c, no prior visits)."""
         if game_name not in self._settings:
             recommended = FALLBACK
             if all(value == AUTO for value in self.requested.values()) and game_name:
@@ -425,10 +431,14 @@ class MCTSAgent(SearchingAgent):
             if isinstance(chosen["evaluator"], Evaluator) and self.requested["selection"] == AUTO:
                 chosen["selection"] = "puct"  # a network's priors are what PUCT is for
             rave = bool(recommended["rave"] if self.rave == AUTO else self.rave)
-            tuned_c = recommended.get("c") if rave == recommended["rave"] else None
+            tuned = recommended if rave == recommended["rave"] else {}
+            tuned_c = tuned.get("c")
             c = float(self.c if self.c is not None else
                       tuned_c if tuned_c is not None else DEFAULT_C[chosen["selection"]])
-            cfg = self._config(chosen["selection"], c, chosen["implicit_minimax"], rave)
+            prior_visits = float((tuned.get("prior_visits") or 0.0) if self.prior_visits == AUTO
+                                 else self.prior_visits)
+            cfg = self._config(chosen["selection"], c, chosen["implicit_minimax"], rave,
+                               prior_visits)
             self._settings[game_name] = Settings(chosen["selection"], chosen["rollout"],
                                                  chosen["evaluator"], c, rave, cfg)
         return self._settings[game_name]
@@ -540,9 +550,9 @@ class MCTSAgent(SearchingAgent):
             final=final,
         )
 
-    def _config(self, selection: str, c: float, implicit_minimax: float,
-                rave: bool) -> SearchConfig:
-        rave_k, prior_visits, pw_c, pw_alpha, c_visit = self._tuning
+    def _config(self, selection: str, c: float, implicit_minimax: float, rave: bool,
+                prior_visits: float) -> SearchConfig:
+        rave_k, pw_c, pw_alpha, c_visit = self._tuning
         constant = self.unvisited_q != "parent"
         return SearchConfig(
             kind=SELECTIONS[selection],

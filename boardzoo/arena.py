@@ -124,7 +124,8 @@ def random_openings(
     game: str, count: int, plies: int, seed: int, game_options: Mapping[str, Any] | None = None
 ) -> list[list[int]]:
     """``count`` distinct-if-possible random move sequences of ``plies`` moves that do not end
-    the game (fewer plies where the game would otherwise end). The list for ``count`` is a
+    the game (fewer plies where the game would otherwise end) and do not pass by choice (a
+    random pass hands the game to whoever passes next). The list for ``count`` is a
     prefix of the list for any larger count, so a match extended with more games keeps the
     openings (and the stored games) it had."""
     rules = make_game(game, **dict(game_options or {}))
@@ -149,6 +150,7 @@ def _random_opening(rules: Any, plies: int, rng: np.random.Generator) -> list[in
         legal = [
             a for a in rules.legal_actions(state) if not rules.is_terminal(rules.step(state, a))
         ]
+        legal = [a for a in legal if a != rules.pass_action] or legal
         if not legal:
             break
         moves.append(int(rng.choice(legal)))

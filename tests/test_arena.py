@@ -86,6 +86,16 @@ def test_sprt_decides_with_the_stated_error_rates(true_elo, expected):
     assert wrong <= 21
 
 
+def test_go_openings_never_pass_while_a_board_move_is_legal():
+    """A random pass would let whoever passes next end the game at once (area scoring): the
+    9x9 benchmark's seed 0 drew the opening d5-pass for its 27th pair before this rule."""
+    openings = random_openings("go", 200, 2, 0, {"board_size": 9, "komi": 7.5})
+    assert len(openings) == 200 and all(len(o) == 2 for o in openings)
+    assert not any(81 in opening for opening in openings)
+    assert make_game("go", board_size=9).pass_action == 81
+    assert make_game("connect_four").pass_action is None
+
+
 def test_openings_are_paired_and_colours_alternate():
     result = play_match(
         "connect_four", RandomAgent(0), RandomAgent(1), games=10, seed=3, opening_plies=4

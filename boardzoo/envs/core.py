@@ -127,6 +127,8 @@ class Game(abc.ABC):
     unrecorded_slots: ClassVar[tuple[int, ...]] = ()
     #: the board's symmetry group (:mod:`boardzoo.envs.symmetry`): "dihedral", "mirror", "none"
     symmetry: ClassVar[str] = "none"
+    #: the action that passes (Go: by choice; Othello: only when nothing else is legal)
+    pass_action: int | None = None
 
     def __init__(self, num_actions: int, planes_shape: tuple[int, int, int], **options: Any):
         self.num_actions = num_actions

@@ -274,6 +274,7 @@ class Go(Game):
         self.ko = ko
         self.suicide = bool(suicide)
         self.max_moves = 3 * n * n if max_moves is None else int(max_moves)
+        self.pass_action = n * n
         super().__init__(
             num_actions=n * n + 1,
             planes_shape=(n, n, NUM_PLANES),

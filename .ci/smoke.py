@@ -36,4 +36,9 @@ c4 = make_env("connect_four")
 c4.reset(options={"position": "445566"})  # X (to move) wins at once in column 3 or 7
 c4_net = AlphaZeroAgent.from_checkpoint("connect_four", simulations=50, exact_solver=False)
 assert c4_net.act(c4) in (2, 6), "the shipped connect_four network misses a win in one"
+othello = make_env("othello", board_size=6)
+othello.reset(seed=0)
+oth_net = AlphaZeroAgent.from_checkpoint("othello_6x6", simulations=20, exact_solver=False)
+mask = othello.observe(othello.agent_selection)["action_mask"]
+assert mask[oth_net.act(othello)], "the shipped othello_6x6 network plays an illegal move"
 print("wheel smoke test ok:", boardzoo.__version__, sorted(GAMES))

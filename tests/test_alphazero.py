@@ -349,7 +349,11 @@ def test_alphazero_without_a_checkpoint_plays_the_games_shipped_network():
     c4 = gym.make("boardzoo/ConnectFour-v0", opponent="alphazero:simulations=20", seat=1)
     c4.reset(seed=0)
     assert c4.unwrapped.action_masks().sum() == 7  # one stone in: no column is full yet
-    othello = gym.make("boardzoo/Othello-v0", opponent="alphazero", seat=1, board_size=6)
-    with pytest.raises(InvalidOptionError,
-                       match="no shipped AlphaZero network.*connect_four, tictactoe"):
+    small = gym.make("boardzoo/Othello-v0", opponent="alphazero:simulations=20", seat=1,
+                     board_size=6)
+    small.reset(seed=0)  # the 6x6 network (Black) has moved first: White has 3 replies
+    assert small.unwrapped.action_masks().sum() == 3
+    othello = gym.make("boardzoo/Othello-v0", opponent="alphazero", seat=1)
+    with pytest.raises(InvalidOptionError, match="no shipped AlphaZero network for .*'othello'"
+                       ".*shipped: connect_four, othello_6x6, tictactoe"):
         othello.reset(seed=0)

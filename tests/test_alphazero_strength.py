@@ -94,6 +94,28 @@ def test_the_shipped_connect_four_network_beats_search_alone_at_equal_simulation
     assert result.score_ci[0] > 0.5
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("simulations", "options", "measured"), [
+    (100, {"rollout": "random"}, "0.950, +38 -2"),
+    (200, {}, "0.713, +28 =1 -11"),
+], ids=["random_rollouts_100", "othello_defaults_200"])
+def test_the_shipped_othello_network_beats_search_alone_at_equal_simulations(
+        simulations, options, measured):
+    """Othello 6x6, every solver forbidden to both: the shipped network against MCTS at the
+    same simulations, with random rollouts and with Othello's default search (heuristic
+    evaluation), over 40 paired games from 4-ply openings (measured before shipping: see
+    ``measured``); the lower end of the 95% interval clears 50%."""
+    agent = NoSolverAgent(AlphaZeroAgent.from_checkpoint(
+        "othello_6x6", simulations=simulations, exact_solver=False, seed=0), "othello")
+    mcts = NoSolverAgent(MCTSAgent(simulations=simulations, exact_solver=False, seed=0,
+                                   **options), "othello")
+    result = play_match("othello", agent, mcts, games=40, seed=0, opening_plies=4,
+                        game_options={"board_size": 6})
+    print(f"+{result.wins} ={result.draws} -{result.losses}: {result.score:.3f} "
+          f"{result.score_ci} (measured {measured})")
+    assert result.score_ci[0] > 0.5
+
+
 def test_the_othello_check_plays_both_matches_with_the_solvers_forbidden_to_the_network(
         tmp_path, capsys):
     """``--game othello_6x6``: the network (here an untrained one) and the MCTS baseline each

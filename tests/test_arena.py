@@ -88,7 +88,7 @@ def test_sprt_decides_with_the_stated_error_rates(true_elo, expected):
 
 def test_go_openings_never_pass_while_a_board_move_is_legal():
     """A random pass would let whoever passes next end the game at once (area scoring): the
-    9x9 benchmark's seed 0 drew the opening d5-pass for its 27th pair before this rule."""
+    9x9 benchmark's seed 0 drew the opening B5-pass for its 27th pair before this rule."""
     openings = random_openings("go", 200, 2, 0, {"board_size": 9, "komi": 7.5})
     assert len(openings) == 200 and all(len(o) == 2 for o in openings)
     assert not any(81 in opening for opening in openings)

@@ -18,9 +18,9 @@ Features, each against the default agent without it: ``patterns`` (MoGo's 3x3 pa
 the playouts, against the same playouts without them), ``rave`` (the default's RAVE, against
 plain UCT at c = 1.0), ``prior_visits`` (the default's RAVE children start with 20 virtual
 visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), ``priors``
-(PUCT over those move priors),
-``widening`` (progressive widening in the priors' order); ``--feature-options`` adds agent
-options to the side with the feature (e.g. ``c=0.5``, ``prior_visits=50``).
+(PUCT over those move priors), ``widening`` (progressive widening in the priors' order);
+``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
+``prior_visits=50``).
 """
 
 from __future__ import annotations

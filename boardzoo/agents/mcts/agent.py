@@ -416,10 +416,9 @@ class MCTSAgent(SearchingAgent):
         ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` is given, they take
         the game's ``knowledge.search_defaults`` as one bundle, with its ``rave`` where left
         "auto" and its ``c`` and ``prior_visits`` where left unset (if RAVE is as it
-        recommends); once any of the
-        four is given, the others that are left "auto" take the plain choice (UCT, the
-        game's own playout, no evaluator, no implicit minimax, no RAVE, the selection's
-        usual c, no prior visits)."""
+        recommends); once any of the four is given, the others that are left "auto" take
+        the plain choice (UCT, the game's own playout, no evaluator, no implicit minimax, no
+        RAVE, the selection's usual c, no prior visits)."""
         if game_name not in self._settings:
             recommended = FALLBACK
             if all(value == AUTO for value in self.requested.values()) and game_name:

@@ -432,6 +432,23 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     assert not (tmp_path / "gated" / "best.pt").exists()
 
 
+def test_the_curve_is_redrawn_after_each_evaluation_not_only_at_the_end(tmp_path):
+    """A run stopped by a signal never reaches its end: its curve must already show the
+    evaluations made so far."""
+    config = TrainConfig(**{**TINY, "iterations": 3, "eval_every": 2, "eval_games": 2,
+                            "eval_references": ["random"]})
+    curve = tmp_path / "run" / "curve.png"
+    seen = []
+
+    def look(row):
+        seen.append((row["iteration"], curve.exists() and curve.stat().st_mtime_ns))
+
+    train("tictactoe", config, out=tmp_path / "run", progress=False, on_iteration=look)
+    assert seen[0] == (1, False)  # no evaluation yet: nothing drawn
+    assert seen[1][0] == 2 and seen[1][1]  # drawn right after the first evaluation
+    assert seen[2][0] == 3 and seen[2][1] > seen[1][1]  # the last evaluation redraws it
+
+
 def test_two_worker_processes_store_every_game_once_with_logs(tmp_path):
     """Self-play in two spawned processes; TensorBoard and CSV logs and the curve written."""
     pytest.importorskip("tensorboard")

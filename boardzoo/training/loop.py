@@ -181,14 +181,17 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
                 row.update(_gate(rules, config, learner.net, best, iteration, out))
                 best_step = learner.step if row["promoted"] else best_step
             row["minutes"] = round((time.monotonic() - started) / 60, 3)
-            if config.eval_every and (iteration % config.eval_every == 0 or
-                                      not _budget_left(config, iteration,
-                                                       time.monotonic() - started)):
+            measured = bool(config.eval_every) and (
+                iteration % config.eval_every == 0
+                or not _budget_left(config, iteration, time.monotonic() - started))
+            if measured:
                 row.update(_measure(rules, net, config, iteration))
             _save_state(out, rules, learner, iteration, time.monotonic() - started, best,
                         best_step)
             log.append(row)
             _write_log(out / "log.csv", log)
+            if measured:  # the curve stays current for a run that is stopped or killed
+                _plot_curve(log, rules.name, out / "curve.png")
             if writer is not None:
                 for key, value in row.items():
                     if isinstance(value, (int, float)) and key != "iteration":

@@ -272,7 +272,7 @@ class GoGtpEngine:
         """The current position replayed without each pass that ended the game and the pass
         before it, with ``seat`` to move."""
         moves: list[tuple[int, int]] = []
-        pass_action = self.size * self.size
+        pass_action = self._game.pass_action
         for move in self._moves:
             if move[1] == pass_action and moves and moves[-1][1] == pass_action:
                 moves.pop()
@@ -381,7 +381,7 @@ class GoGtpEngine:
         """The move for ``seat``: the agent's, unless passing wins outright after the
         opponent's pass, and never a fill of one of its own eyes while anything else is
         searched; cleanup plays on the liberties of the opponent's dead stones first."""
-        pass_action = self.size * self.size
+        pass_action = self._game.pass_action
         if not cleanup and self._passing_wins(seat):
             return pass_action
         env = self.env(seat)
@@ -423,7 +423,7 @@ class GoGtpEngine:
     def _passing_wins(self, seat: int) -> bool:
         """After the opponent's pass, whether a pass (which ends the game) wins for ``seat``
         both on the board as it stands (Tromp-Taylor) and with the dead stones removed."""
-        if not self._moves or self._moves[-1] != (1 - seat, self.size * self.size):
+        if not self._moves or self._moves[-1] != (1 - seat, self._game.pass_action):
             return False
         sign = 1.0 if seat == 0 else -1.0
         board_score = sign * self._game.score(self.state)

@@ -170,6 +170,7 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
         log.append(_warm_start(rules, config, learner, labelled, out, best))
         best_step = learner.step
     started = time.monotonic() - elapsed
+    measured = False  # whether the last iteration was evaluated (and so drew the curve)
     with _progress_bar(progress, config) as bar:
         while _budget_left(config, iteration, time.monotonic() - started):
             iteration += 1
@@ -201,7 +202,8 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
             bar(iteration, time.monotonic() - started, row)
     if writer is not None:
         writer.close()
-    _plot_curve(log, rules.name, out / "curve.png")
+    if not measured:
+        _plot_curve(log, rules.name, out / "curve.png")
     return TrainRun(out, iteration, learner.step, len(sink.game_ids()), out / "latest.pt", log)
 
 

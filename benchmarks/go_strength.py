@@ -13,6 +13,7 @@ Run::
     python -m benchmarks.go_strength feature patterns --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature rave --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature priors --size 9 --games 100 --time 0.5
+    python -m benchmarks.go_strength tune prior_visits=50 --size 9 --games 40 --time 0.3
 
 Features, each against the default agent without it: ``patterns`` (MoGo's 3x3 patterns in
 the playouts, against the same playouts without them), ``rave`` (the default's RAVE, against
@@ -20,7 +21,8 @@ plain UCT at c = 1.0), ``prior_visits`` (the default's RAVE children start with 
 visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), ``priors``
 (PUCT over those move priors), ``widening`` (progressive widening in the priors' order);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
-``prior_visits=50``).
+``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
+default itself: how a setting's value is chosen.
 """
 
 from __future__ import annotations
@@ -96,6 +98,14 @@ def feature_agents(feature: str, time_limit: float, seed: int,
     return with_it, WithoutPatterns(without) if feature == "patterns" else without
 
 
+def tuned_agents(options: str, time_limit: float, seed: int) -> tuple[Any, Any]:
+    """(the default agent with ``options``, the default agent) at ``time_limit`` seconds."""
+    if not options:
+        raise SystemExit("tune needs the options to try, e.g. prior_visits=50")
+    base = f"{DEFAULT_GO_AGENT}:time_limit={time_limit}"
+    return make_agent(f"{base},{options}", seed=seed), make_agent(base, seed=seed + 1)
+
+
 def report(label: str, result: Any) -> None:
     low, high = result.score_ci
     print(f"{label}: +{result.wins} ={result.draws} -{result.losses} over {result.games} "
@@ -104,8 +114,9 @@ def report(label: str, result: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["gnugo", "feature"])
-    parser.add_argument("feature", nargs="?", default=None)
+    parser.add_argument("what", choices=["gnugo", "feature", "tune"])
+    parser.add_argument("feature", nargs="?", default=None,
+                        help="the feature (feature), or the options to try (tune)")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--time", type=float, default=1.0, help="seconds per move (boardzoo)")
@@ -122,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
         spec = args.agent or f"{DEFAULT_GO_AGENT}:time_limit={args.time}"
         ours, theirs = make_agent(spec, seed=args.seed), GnuGoAgent(level=args.level)
         label = f"{spec} vs gnugo level {args.level}, {args.size}x{args.size}"
+    elif args.what == "tune":
+        ours, theirs = tuned_agents(args.feature or "", args.time, args.seed)
+        label = (f"default with {args.feature} vs default, {args.time} s per move, "
+                 f"{args.size}x{args.size}")
     else:
         ours, theirs = feature_agents(args.feature, args.time, args.seed, args.feature_options)
         label = (f"{args.feature} on ({args.feature_options or 'defaults'}) vs off, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.go_strength import WithoutPatterns, feature_agents
+from benchmarks.go_strength import WithoutPatterns, feature_agents, tuned_agents
 from boardzoo.agents import MCTSAgent
 
 
@@ -35,3 +35,12 @@ def test_patterns_compare_the_default_against_playouts_without_them():
     assert isinstance(without, WithoutPatterns) and with_it.c == 0.5
     with pytest.raises(SystemExit, match="unknown feature 'ladders'"):
         feature_agents("ladders", 0.25, seed=3)
+
+
+def test_tune_differs_from_the_default_in_the_options_tried_only():
+    tried, default = tuned_agents("prior_visits=50,rave_k=300", 0.25, seed=3)
+    assert resolved(tried, "prior_visits") == 50.0 and resolved(default, "prior_visits") == 20.0
+    assert resolved(tried, "rave_k") == 300.0 and resolved(default, "rave_k") == 1000.0
+    assert resolved(tried, "c") == resolved(default, "c") == 0.1
+    with pytest.raises(SystemExit, match="tune needs the options"):
+        tuned_agents("", 0.25, seed=3)

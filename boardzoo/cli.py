@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -200,25 +200,35 @@ def build_parser() -> argparse.ArgumentParser:
     label = commands.add_parser(
         "label",
         help="write solver-labelled positions for a supervised warm start",
-        description="Positions from boardzoo's own random Connect Four games (6x7), each move "
-        "solved exactly: the labels are every strictly optimal move and the result. Positions "
-        "in --exclude files (Pons' format, e.g. tests/data/connect4/*) are skipped, mirror "
-        "images included.",
+        description="Positions from boardzoo's own random games, each move solved exactly: the "
+        "labels are every strictly optimal move and the result. Connect Four (6x7) from "
+        "--min-stones on; Othello (--board-size) from --max-empties empty squares on, by the "
+        "endgame solver. Positions in --exclude files (Pons' format, e.g. "
+        "tests/data/connect4/*, or OBF, e.g. tests/data/othello/*.obf) are skipped, "
+        "symmetric images included.",
     )
-    label.add_argument("game", choices=["connect_four"], help="the game (its exact solver labels)")
+    label.add_argument("game", choices=["connect_four", "othello"],
+                       help="the game (its exact solver labels)")
     label.add_argument("--positions", type=int, default=1000)
     label.add_argument("--out", required=True, help="the JSON Lines file to write")
     label.add_argument("--seed", type=int, default=0)
-    label.add_argument("--min-stones", type=int, default=8,
-                       help="random moves before the first labelled position")
+    label.add_argument("--min-stones", type=int, default=None,
+                       help="Connect Four: random moves before the first labelled position "
+                       "(default 8)")
+    label.add_argument("--board-size", type=int, default=None,
+                       help="Othello: 6 (default) or 8")
+    label.add_argument("--max-empties", type=int, default=None,
+                       help="Othello: random moves until this many empty squares are left, "
+                       "then every position labelled (default 14)")
     label.add_argument("--best-move-prob", type=float, default=0.5,
                        help="chance of an optimal move (else random) after that")
     label.add_argument("--exclude", action="append", default=[], metavar="FILE")
     label.add_argument("--max-nodes", type=int, default=None,
-                       help="solver nodes per move before a position is skipped (default "
-                       "20,000,000, about 2 s: the same labels on any machine)")
+                       help="Connect Four: solver nodes per move before a position is skipped "
+                       "(default 20,000,000, about 2 s: the same labels on any machine)")
     label.add_argument("--time-limit", type=float, default=None,
-                       help="seconds per move instead of a node budget (machine-dependent)")
+                       help="Connect Four: seconds per move instead of a node budget "
+                       "(machine-dependent)")
 
     gtp = commands.add_parser(
         "gtp",
@@ -462,18 +472,34 @@ def run_train(args: argparse.Namespace) -> int:
 def run_label(args: argparse.Namespace) -> int:
     from rich.progress import track
 
+    from boardzoo.errors import InvalidOptionError
+    from boardzoo.training.labels import position_keys, write_labels
+
+    if args.positions < 1 or not 0 <= args.best_move_prob <= 1:
+        raise InvalidOptionError("--positions must be >= 1 and --best-move-prob in 0..1")
+    if args.game == "othello":
+        labels, game = _othello_labels(args)
+    else:
+        labels, game = _connect_four_labels(args)
+    exclude = position_keys(game, args.exclude)
+    count = write_labels(track(labels(exclude), total=args.positions, description="solving"),
+                         args.out)
+    print(f"{count} labelled positions in {args.out} ({len(exclude)} excluded positions)")
+    return 0
+
+
+def _connect_four_labels(args: argparse.Namespace) -> tuple[Callable, Any]:
+    """(exclude -> the labels, the game) for `boardzoo label connect_four`, options checked."""
     from boardzoo.envs import make_game
     from boardzoo.errors import InvalidOptionError
-    from boardzoo.training.labels import (
-        LABEL_MAX_NODES,
-        label_connect_four,
-        pons_keys,
-        write_labels,
-    )
+    from boardzoo.training.labels import LABEL_MAX_NODES, label_connect_four
 
-    if args.positions < 1 or not 4 <= args.min_stones <= 40 or not 0 <= args.best_move_prob <= 1:
-        raise InvalidOptionError(
-            "--positions must be >= 1, --min-stones in 4..40, --best-move-prob in 0..1")
+    if args.board_size is not None or args.max_empties is not None:
+        raise InvalidOptionError("--board-size and --max-empties are Othello's; Connect Four takes "
+                    "--min-stones, --max-nodes or --time-limit")
+    min_stones = 8 if args.min_stones is None else args.min_stones
+    if not 4 <= min_stones <= 40:
+        raise InvalidOptionError("--min-stones must be in 4..40")
     if (args.max_nodes is not None and args.max_nodes < 1) or (
             args.time_limit is not None and args.time_limit <= 0):
         raise InvalidOptionError("--max-nodes must be >= 1 and --time-limit > 0")
@@ -481,12 +507,39 @@ def run_label(args: argparse.Namespace) -> int:
         raise InvalidOptionError("give --max-nodes or --time-limit, not both")
     budget = ({"time_limit": args.time_limit, "max_nodes": None} if args.time_limit
               else {"max_nodes": args.max_nodes or LABEL_MAX_NODES})
-    exclude = pons_keys(make_game("connect_four"), args.exclude)
-    labels = label_connect_four(args.positions, args.seed, args.min_stones, exclude,
-                                best_move_prob=args.best_move_prob, **budget)
-    count = write_labels(track(labels, total=args.positions, description="solving"), args.out)
-    print(f"{count} labelled positions in {args.out} ({len(exclude)} excluded positions)")
-    return 0
+
+    def labels(exclude: set[bytes]) -> Iterator[dict]:
+        return label_connect_four(args.positions, args.seed, min_stones, exclude,
+                                  best_move_prob=args.best_move_prob, **budget)
+
+    return labels, make_game("connect_four")
+
+
+def _othello_labels(args: argparse.Namespace) -> tuple[Callable, Any]:
+    """(exclude -> the labels, the game) for `boardzoo label othello`, options checked."""
+    from boardzoo.envs import make_game
+    from boardzoo.errors import InvalidOptionError
+    from boardzoo.training.labels import label_othello
+
+    if args.min_stones is not None or args.max_nodes is not None or args.time_limit is not None:
+        raise InvalidOptionError(
+            "--min-stones, --max-nodes and --time-limit are Connect Four's; Othello takes "
+            "--board-size and --max-empties (its solver always finishes)")
+    size = 6 if args.board_size is None else args.board_size
+    max_empties = 14 if args.max_empties is None else args.max_empties
+    if size not in (6, 8):
+        raise InvalidOptionError(
+            f"--board-size {size}: Othello labels are for board size 6 or 8")
+    if not 1 <= max_empties <= 20:
+        raise InvalidOptionError(
+            f"--max-empties {max_empties}: give 1..20 (an exact solve at 20 empties takes "
+            "about a second on 6x6, far longer on 8x8)")
+
+    def labels(exclude: set[bytes]) -> Iterator[dict]:
+        return label_othello(args.positions, args.seed, size, max_empties, exclude,
+                             args.best_move_prob)
+
+    return labels, make_game("othello", board_size=size)
 
 
 def _unique_names(specs: list[str]) -> list[str]:

@@ -18,8 +18,9 @@ from boardzoo.training import TrainConfig, train
 from boardzoo.training.labels import (
     canonical_key,
     label_connect_four,
+    label_othello,
     load_labelled,
-    pons_keys,
+    position_keys,
     solver_label,
 )
 from tests.tictactoe_truth import network_choices, ongoing_positions, share_preserving
@@ -57,7 +58,7 @@ def test_canonical_keys_identify_mirror_images_only():
 
 def test_labels_keep_every_test_position_out_mirror_images_included(tmp_path):
     game = make_game("connect_four")
-    excluded = pons_keys(game, TEST_SETS)
+    excluded = position_keys(game, TEST_SETS)
     assert len(excluded) > 5000
     # a labeller fed the test positions' own key set never returns one of them
     out = tmp_path / "labels.jsonl"
@@ -171,8 +172,92 @@ def test_the_shipped_networks_labels_hold_no_test_position_and_agree_with_the_so
     rows = [json.loads(line) for line in gzip.decompress(SHIPPED_LABELS.read_bytes()).splitlines()]
     keys = {canonical_key(game, game.parse_position(r["position"])) for r in rows}
     assert len(rows) == len(load_labelled(SHIPPED_LABELS, game)) > 20_000
-    assert not keys & pons_keys(game, TEST_SETS)
+    assert not keys & position_keys(game, TEST_SETS)
     late = [r for r in rows if len(r["position"]) >= 18]
     for row in np.random.default_rng(0).choice(late, size=40, replace=False):
         again = solver_label(game, game.parse_position(row["position"]), solve, None)
         assert again == row, row["position"]
+
+
+OTHELLO = Path(__file__).parent / "data" / "othello"
+
+
+def test_othello_labels_match_the_ffo_scores_of_every_move():
+    """FFO #1-#19 (8x8, 14-16 empties; every move's exact score in the OBF file): the label
+    holds exactly the moves tied for the best score, and its value has that score's sign."""
+    game = make_game("othello")
+    from boardzoo.knowledge.othello_solver import solve as solve_othello
+
+    def solve(state, time_limit, max_nodes):
+        return solve_othello(state, time_limit)
+
+    for line in (OTHELLO / "fforum-1-19.obf").read_text().splitlines():
+        position, *moves = [field.strip() for field in line.split(";") if field.strip()]
+        scores = {name: int(score) for name, score in (m.split(":") for m in moves)}
+        best = max(scores.values())
+        label = solver_label(game, game.parse_position(position), solve)
+        assert {game.action_to_str(int(a)).upper() for a in label["policy"]} == {
+            name for name, score in scores.items() if score == best}, line
+        assert label["value"] == np.sign(best), line
+
+
+def test_othello_labels_agree_with_plain_minimax_over_the_rules():
+    """6x6 labels near the end against a negamax written over ``game.step`` alone (the final
+    disc difference, the FFO convention): the same best moves and the same sign."""
+    game = make_game("othello", board_size=6)
+    exact_value = game.knowledge.exact_value
+
+    def negamax(state):
+        if game.is_terminal(state):
+            return exact_value(state)
+        mover = game.to_play(state)
+        return max(negamax(child) if game.to_play(child) == mover else -negamax(child)
+                   for child in (game.step(state, a) for a in game.legal_actions(state)))
+
+    rows = list(label_othello(25, seed=2, board_size=6, max_empties=6))
+    assert len({r["position"] for r in rows}) == 25
+    for row in rows:
+        state = game.parse_position(row["position"])
+        assert 36 - np.count_nonzero(game.cells(state)) <= 6
+        mover = game.to_play(state)
+        scores = {}
+        for action in game.legal_actions(state):
+            child = game.step(state, action)
+            value = exact_value(child) if game.is_terminal(child) else negamax(child)
+            scores[action] = value if game.to_play(child) == mover else -value
+        best = max(scores.values())
+        assert sorted(int(a) for a in row["policy"]) == sorted(
+            a for a, s in scores.items() if s == best), row
+        assert row["value"] == np.sign(best), row
+
+
+def test_othello_labelling_from_the_command_line(tmp_path, capsys):
+    game = make_game("othello", board_size=6)
+    out = tmp_path / "othello.jsonl.gz"
+    assert cli_main(["label", "othello", "--positions", "30", "--seed", "3",
+                     "--max-empties", "12", "--out", str(out)]) == 0
+    rows = load_labelled(out, game)
+    assert len(rows) == 30
+    again = tmp_path / "again.jsonl.gz"
+    cli_main(["label", "othello", "--positions", "30", "--seed", "3", "--max-empties", "12",
+              "--out", str(again)])
+    assert gzip.decompress(again.read_bytes()) == gzip.decompress(out.read_bytes())
+    for bad, message in ((["--min-stones", "8"], "Connect Four's"),
+                         (["--board-size", "4"], "board size 6 or 8"),
+                         (["--max-empties", "30"], "give 1..20")):
+        assert cli_main(["label", "othello", "--out", str(tmp_path / "x"), *bad]) == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["label", "go", "--out", str(tmp_path / "x")])
+
+
+def test_ffo_positions_are_kept_out_of_8x8_labels():
+    game = make_game("othello")
+    files = sorted(OTHELLO.glob("fforum-*.obf"))
+    keys = position_keys(game, files)
+    assert len(keys) == 79  # FFO #1-#79
+    produced = list(label_othello(3, seed=0, board_size=8, max_empties=10))
+    own = {canonical_key(game, game.parse_position(r["position"])) for r in produced}
+    again = list(label_othello(3, seed=0, board_size=8, max_empties=10, exclude=own | keys))
+    assert not {canonical_key(game, game.parse_position(r["position"])) for r in again} & (
+        own | keys)

@@ -1,5 +1,5 @@
 """Labelled positions: the data of AlphaGo-style supervised warm starts, and the Connect Four
-solver as a labeller.
+and Othello endgame solvers as labellers.
 
 A labelled-position file is JSON Lines, one position per line (gzip-compressed when its name
 ends in ``.gz``)::
@@ -34,8 +34,9 @@ from boardzoo.errors import CheckpointError
 __all__ = [
     "canonical_key",
     "label_connect_four",
+    "label_othello",
     "load_labelled",
-    "pons_keys",
+    "position_keys",
     "solver_label",
     "write_labels",
 ]
@@ -101,31 +102,37 @@ def solver_label(game: Game, state: np.ndarray, solve, time_limit: float | None 
                  max_nodes: int | None = None) -> dict | None:
     """The label of one position by an exact solver ``solve(state, time_limit, max_nodes)``
     (a :class:`~boardzoo.knowledge.Solution` or None): every strictly optimal move equally
-    likely, and the sign of the exact value; None when a solve runs out of budget."""
+    likely, and the sign of the exact value; None when a solve runs out of budget. A move
+    that ends the game scores the game's ``exact_value`` (the solver's unit: Pons' score,
+    the final disc difference)."""
+    exact_value = game.knowledge.exact_value
     scores = {}
     for action in game.legal_actions(state):
         child = game.step(state, action)
         if game.is_terminal(child):
-            scores[action] = float(game.returns(child)[game.to_play(state)]) * 1000
-            continue
-        solution = solve(child, time_limit, max_nodes)
-        if solution is None:
-            return None
+            value = exact_value(child)  # for the side to move in the finished game
+        else:
+            solution = solve(child, time_limit, max_nodes)
+            if solution is None:
+                return None
+            value = solution.value
         same_mover = game.to_play(child) == game.to_play(state)
-        scores[action] = solution.value if same_mover else -solution.value
+        scores[action] = value if same_mover else -value
     best = max(scores.values())
     moves = [a for a, s in scores.items() if s == best]
     return {"position": game.position(state), "policy": {str(a): 1 / len(moves) for a in moves},
             "value": float(np.sign(best))}
 
 
-def pons_keys(game: Game, paths: Iterable[str | Path]) -> set[bytes]:
-    """Canonical keys of every position in Pons-format files (``moves score ...`` lines)."""
+def position_keys(game: Game, paths: Iterable[str | Path]) -> set[bytes]:
+    """Canonical keys of every position in test-set files: Pons' format (``moves score ...``
+    lines, Connect Four) or OBF (``board side; ...`` lines, Othello's FFO sets)."""
     keys = set()
     for path in paths:
         for line in Path(path).read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
-                keys.add(canonical_key(game, game.parse_position(line.split()[0])))
+                text = line.split(";")[0] if ";" in line else line.split()[0]
+                keys.add(canonical_key(game, game.parse_position(text)))
     return keys
 
 
@@ -138,27 +145,52 @@ def label_connect_four(count: int, seed: int = 0, min_stones: int = 8,
                        exclude: set[bytes] | None = None, time_limit: float | None = None,
                        best_move_prob: float = 0.5,
                        max_nodes: int | None = LABEL_MAX_NODES) -> Iterator[dict]:
-    """``count`` labelled 6x7 Connect Four positions from boardzoo's own games: random moves up
-    to ``min_stones`` stones, then a strictly optimal move with probability ``best_move_prob``
-    (a random move otherwise), so the positions are those of strong and of weak play alike.
-    Every position from ``min_stones`` on is solved exactly (each move's value) and labelled,
-    except positions (or their mirror images) in ``exclude``, positions seen before and
-    positions the solver cannot settle within its budget per move (``max_nodes``, or
-    ``time_limit`` seconds, which makes the labels depend on the machine's speed): those are
-    played through with a random move."""
+    """``count`` labelled 6x7 Connect Four positions from boardzoo's own games (see
+    :func:`label_games`), labelled from ``min_stones`` stones on. Positions the solver
+    cannot settle within its budget per move (``max_nodes``, or ``time_limit`` seconds,
+    which makes the labels depend on the machine's speed) are played through unlabelled."""
     from boardzoo.envs import make_game
     from boardzoo.knowledge.connect_four import Solver
 
-    game = make_game("connect_four")
     solve = Solver(reuse_table=True).solve  # one game's positions share most of their trees
+    return label_games(make_game("connect_four"), solve, count, seed, min_stones, exclude,
+                       best_move_prob, time_limit, max_nodes)
+
+
+def label_othello(count: int, seed: int = 0, board_size: int = 6, max_empties: int = 14,
+                  exclude: set[bytes] | None = None,
+                  best_move_prob: float = 0.5) -> Iterator[dict]:
+    """``count`` labelled Othello positions from boardzoo's own games (see
+    :func:`label_games`), labelled from ``max_empties`` empty squares on: the endgame
+    solver settles every one (no budget, so a seed gives the same labels everywhere;
+    6x6 at 14 empties takes milliseconds a move, at 20 about a second)."""
+    from boardzoo.envs import make_game
+    from boardzoo.knowledge.othello_solver import solve as solve_othello
+
+    def solve(state: np.ndarray, time_limit: float | None, max_nodes: int | None):
+        return solve_othello(state, time_limit, max_empties=max_empties)
+
+    game = make_game("othello", board_size=board_size)
+    return label_games(game, solve, count, seed, board_size * board_size - max_empties,
+                       exclude, best_move_prob)
+
+
+def label_games(game: Game, solve, count: int, seed: int, min_pieces: int,
+                exclude: set[bytes] | None = None, best_move_prob: float = 0.5,
+                time_limit: float | None = None,
+                max_nodes: int | None = None) -> Iterator[dict]:
+    """``count`` positions of ``game`` labelled by ``solve`` (see :func:`solver_label`) from
+    boardzoo's own games: random moves until ``min_pieces`` pieces are on the board, then a
+    strictly optimal move with probability ``best_move_prob`` (a random move otherwise), so
+    the positions are those of strong and of weak play alike. Every position from there on
+    is labelled, except positions (or their symmetric images) in ``exclude``, positions seen
+    before and those ``solve`` gives up on: those are played through with a random move."""
     rng = np.random.default_rng(seed)
     seen = set(exclude or ())
     made = 0
     while made < count:
         state = game.initial_state()
-        for _ in range(min_stones):
-            if game.is_terminal(state):
-                break
+        while not game.is_terminal(state) and np.count_nonzero(game.cells(state)) < min_pieces:
             state = game.step(state, int(rng.choice(game.legal_actions(state))))
         while made < count and not game.is_terminal(state):
             key = canonical_key(game, state)

@@ -19,7 +19,8 @@ Features, each against the default agent without it: ``patterns`` (MoGo's 3x3 pa
 the playouts, against the same playouts without them), ``rave`` (the default's RAVE, against
 plain UCT at c = 1.0), ``prior_visits`` (the default's RAVE children start with 20 virtual
 visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), ``priors``
-(PUCT over those move priors), ``widening`` (progressive widening in the priors' order);
+(PUCT over those move priors), ``widening`` (progressive widening in the priors' order),
+``low_liberties`` (the playouts' low-liberty step, against the default playouts);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
 ``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
 default itself: how a setting's value is chosen.
@@ -40,6 +41,8 @@ from boardzoo.knowledge.go import (
     KNOWLEDGE,
     heuristic_playout_kernel,
     heuristic_playout_trace_kernel,
+    low_liberty_playout_kernel,
+    low_liberty_playout_trace_kernel,
 )
 from boardzoo.wrappers.model import boardzoo_env
 
@@ -56,19 +59,29 @@ class GoWithoutPatterns(Go):
     )
 
 
-class WithoutPatterns:
-    """Plays ``inner`` on a copy of the env whose Go playouts lack the 3x3 pattern step."""
+class GoWithLowLiberties(Go):
+    """Go whose heuristic playouts add the low-liberty step (for the comparison)."""
 
-    def __init__(self, inner: Any):
+    knowledge = Knowledge(
+        **{**KNOWLEDGE.__dict__, "playout_kernel": low_liberty_playout_kernel,
+           "playout_trace_kernel": low_liberty_playout_trace_kernel}
+    )
+
+
+class OnOtherPlayouts:
+    """Plays ``inner`` on a copy of the env whose Go is ``game_class`` (other playouts)."""
+
+    def __init__(self, inner: Any, game_class: type[Go], playouts: str):
         self.inner = inner
-        self.spec = {**inner.spec, "playouts": "without 3x3 patterns"}
+        self.game_class = game_class
+        self.spec = {**inner.spec, "playouts": playouts}
 
     def reseed(self, seed: int) -> None:
         self.inner.reseed(seed)
 
     def act(self, env: Any) -> int:
         raw = boardzoo_env(env)
-        other = BoardGameEnv(GoWithoutPatterns(**raw.game.options))
+        other = BoardGameEnv(self.game_class(**raw.game.options))
         other.reset()
         other.restore_state(raw.clone_state())
         return self.inner.act(other)
@@ -82,6 +95,12 @@ FEATURES = {
     "prior_visits": ("", "prior_visits=0"),
     "priors": ("selection=puct", ""),
     "widening": ("progressive_widening=True", ""),
+    "low_liberties": ("", ""),
+}
+#: features that are a playout policy: (Go for the side with it, for the side without)
+PLAYOUT_FEATURES = {
+    "patterns": (None, (GoWithoutPatterns, "without 3x3 patterns")),
+    "low_liberties": ((GoWithLowLiberties, "with the low-liberty step"), None),
 }
 
 
@@ -95,7 +114,12 @@ def feature_agents(feature: str, time_limit: float, seed: int,
     on, off = FEATURES[feature]
     with_it = make_agent(",".join(o for o in (base, on, extra) if o), seed=seed)
     without = make_agent(",".join(o for o in (base, off) if o), seed=seed + 1)
-    return with_it, WithoutPatterns(without) if feature == "patterns" else without
+    playouts_with, playouts_without = PLAYOUT_FEATURES.get(feature, (None, None))
+    if playouts_with:
+        with_it = OnOtherPlayouts(with_it, *playouts_with)
+    if playouts_without:
+        without = OnOtherPlayouts(without, *playouts_without)
+    return with_it, without
 
 
 def tuned_agents(options: str, time_limit: float, seed: int) -> tuple[Any, Any]:

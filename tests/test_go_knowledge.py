@@ -259,6 +259,71 @@ def test_does_not_extend_when_the_chain_stays_in_atari():
     assert heuristic < share(first_moves(game.playout_trace_kernel, game, state, 1000), extend)
 
 
+# White's (2, 2) has two liberties, (2, 3) and (3, 2): the low-liberty step ataris it from
+# either (a black stone there keeps two liberties; the black stones have three each).
+ATARI_TWO = position(
+    """
+    .......
+    ..X....
+    .X.....
+    .......
+    .......
+    .......
+    .......
+    """,
+    moves=(("W", (2, 2)),),
+)
+# White's (0, 1) left the black pair (0, 0)-(1, 0) with two liberties, (1, 1) and (2, 0), and
+# has two itself, (0, 2) and (1, 1): atari it at (0, 2) or (1, 1), or extend the pair at
+# (1, 1) (three liberties); (2, 0) is no extension, White's (3, 0) leaves it two.
+FIGHT_TWO = position(
+    """
+    X......
+    X......
+    .......
+    O......
+    .......
+    .......
+    .......
+    """,
+    moves=(("W", (0, 1)),),
+)
+
+
+@pytest.mark.parametrize(("case", "moves"), [
+    (ATARI_TWO, {(2, 3), (3, 2)}),
+    (FIGHT_TWO, {(0, 2), (1, 1)}),
+])
+def test_the_low_liberty_step_plays_the_two_liberty_fight(case, moves):
+    game, state = case
+    expected = {r * 7 + c for r, c in moves}
+    firsts = first_moves(knowledge.low_liberty_playout_trace_kernel, game, state)
+    assert set(firsts) == expected
+
+
+def test_without_the_low_liberty_step_the_two_liberty_atari_is_rarer():
+    game, state = ATARI_TWO
+    others = first_moves(knowledge.pattern_playout_trace_kernel, game, state)
+    assert sum(m in (2 * 7 + 3, 3 * 7 + 2) for m in others) < 0.5 * len(others)
+
+
+def test_low_liberty_playouts_are_legal_to_the_end_and_never_fill_own_eyes():
+    game = Go(9)
+    trace = np.empty(game.max_moves, np.int64)
+    for seed in range(6):
+        played = game.initial_state()
+        plies = knowledge.low_liberty_playout_trace_kernel(played, make_rng(seed), trace)
+        assert played[go_board.PASSES] == 2 or played[go.PLY] == game.max_moves
+        state = game.initial_state()
+        for action in trace[:plies]:
+            assert game.legal_mask(state)[action], game.action_to_str(action)
+            if action < 81:
+                grid, colour = go_board.grid(state), int(state[go.TO_PLAY]) + 1
+                assert not go_board.is_eye(grid, 10, go_board.to_point(state, action), colour)
+            state = game.step(state, int(action))
+        assert np.array_equal(state, played)
+
+
 def test_never_retakes_a_ko_at_once():
     game, state = KO
     retake = 2 * 7 + 3

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.go_strength import WithoutPatterns, feature_agents, tuned_agents
+from benchmarks.go_strength import (
+    GoWithLowLiberties,
+    GoWithoutPatterns,
+    OnOtherPlayouts,
+    feature_agents,
+    tuned_agents,
+)
 from boardzoo.agents import MCTSAgent
+from boardzoo.envs import make_env
+from boardzoo.knowledge import go as knowledge
 
 
 def resolved(agent: MCTSAgent, option: str):
@@ -32,7 +40,8 @@ def test_each_feature_is_switched_on_one_side_only(feature, option, value):
 
 def test_patterns_compare_the_default_against_playouts_without_them():
     with_it, without = feature_agents("patterns", 0.25, seed=3, extra="c=0.5")
-    assert isinstance(without, WithoutPatterns) and with_it.c == 0.5
+    assert isinstance(without, OnOtherPlayouts) and without.game_class is GoWithoutPatterns
+    assert isinstance(with_it, MCTSAgent) and with_it.c == 0.5
     with pytest.raises(SystemExit, match="unknown feature 'ladders'"):
         feature_agents("ladders", 0.25, seed=3)
 
@@ -44,3 +53,14 @@ def test_tune_differs_from_the_default_in_the_options_tried_only():
     assert resolved(tried, "c") == resolved(default, "c") == 0.1
     with pytest.raises(SystemExit, match="tune needs the options"):
         tuned_agents("", 0.25, seed=3)
+
+
+def test_low_liberties_compare_playouts_with_the_step_against_the_default():
+    with_it, without = feature_agents("low_liberties", 0.05, seed=3)
+    assert isinstance(without, MCTSAgent)
+    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithLowLiberties
+    assert GoWithLowLiberties.knowledge.playout_kernel is knowledge.low_liberty_playout_kernel
+    env = make_env("go", board_size=7)
+    env.reset(seed=0)
+    action = with_it.act(env)  # plays the position of the env it is given
+    assert env.observe(env.agent_selection)["action_mask"][action]

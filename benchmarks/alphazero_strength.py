@@ -21,7 +21,10 @@ solver answer can hide in its moves. Run (from a source checkout)::
     python -m benchmarks.alphazero_strength [--checkpoint connect_four] [--simulations 200]
         [--games 200] [--ceiling-games 0] [--workers 2] [--skip-match]
     python -m benchmarks.alphazero_strength --game othello_6x6 [--checkpoint othello_6x6]
-        [--time-limit 0.2] [--games 100] [--workers 2]
+        [--time-limit 0.2] [--games 100] [--workers 2] [--skip-baseline]
+
+``--agent-options solver=True,c=2.0`` gives the learned agent more options (any of
+:class:`~boardzoo.agents.AlphaZeroAgent`'s but ``exact_solver``, which stays off).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from boardzoo.agents import AlphaBetaAgent, AlphaZeroAgent, MCTSAgent
+from boardzoo.agents import AlphaBetaAgent, AlphaZeroAgent, MCTSAgent, make_agent
 from boardzoo.arena import play_match
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.core import Game
@@ -183,7 +186,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ceiling-games", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--skip-match", action="store_true")
+    parser.add_argument("--skip-baseline", action="store_true",
+                        help="Othello: the network's match only, not the MCTS baseline's")
+    parser.add_argument("--agent-options", default="",
+                        help="more options for the learned agent, e.g. solver=True,c=2.0")
     args = parser.parse_args(argv)
+    if "exact_solver" in args.agent_options:
+        parser.error("--agent-options: exact_solver stays False in these checks")
     torch.set_num_threads(1)  # one search at a time; arena workers are processes
     console = Console(width=max(Console().width, 110))
     if args.game == "othello_6x6":
@@ -196,8 +205,7 @@ def connect_four_checks(args: argparse.Namespace, console: Console) -> None:
     """The position shares (a table) and the match against MCTS 20,000 (and its ceiling)."""
     checkpoint = args.checkpoint or "connect_four"
     sets = {"public 200": public_rows(), "Test_L2_R1": solved_rows("Test_L2_R1")}
-    agent = AlphaZeroAgent.from_checkpoint(checkpoint, simulations=args.simulations,
-                                           exact_solver=False, seed=0)
+    agent = learned_agent(checkpoint, f"simulations={args.simulations}", args.agent_options)
     table = Table(title=f"{checkpoint}: won/drawn positions, solvers forbidden")
     for column in ("set", "player", "positions", "outcome-preserving", "strictly optimal", "s"):
         table.add_column(column, justify="right")
@@ -229,18 +237,29 @@ def othello_checks(args: argparse.Namespace, console: Console) -> None:
     """The network at equal time against alpha-beta, and default MCTS as the baseline, over
     the same paired games (Othello 6x6, 4-ply random openings, seed 0)."""
     seconds = args.time_limit
-    network = AlphaZeroAgent.from_checkpoint(args.checkpoint or "othello_6x6",
-                                             time_limit=seconds, exact_solver=False, seed=0)
+    network = learned_agent(args.checkpoint or "othello_6x6", f"time_limit={seconds}",
+                            args.agent_options)
     opponent = AlphaBetaAgent(time_limit=seconds)
-    contenders = {f"AlphaZero {seconds} s": NoSolverAgent(network, "othello"),
-                  f"MCTSAgent(time_limit={seconds}) (baseline)": MCTSAgent(time_limit=seconds,
-                                                                           seed=0)}
+    contenders = {f"AlphaZero {seconds} s": NoSolverAgent(network, "othello")}
+    if not args.skip_baseline:
+        contenders[f"MCTSAgent(time_limit={seconds}) (baseline)"] = MCTSAgent(
+            time_limit=seconds, seed=0)
     for name, player in contenders.items():
         _report_match(console, name, f"AlphaBetaAgent(time_limit={seconds})",
                       lambda player=player: play_match(
                           "othello", player, opponent, games=args.games or 100, seed=0,
                           opening_plies=4, game_options={"board_size": 6},
                           workers=args.workers))
+
+
+def learned_agent(checkpoint: str, budget: str, options: str = "") -> AlphaZeroAgent:
+    """The checkpoint's agent at ``budget`` ("simulations=N" or "time_limit=S") with
+    ``options`` ("k=v,..."), its exact solver off."""
+    spec = ",".join(o for o in (f"alphazero:checkpoint={checkpoint}", budget,
+                                "exact_solver=False", options) if o)
+    agent = make_agent(spec, seed=0)
+    assert isinstance(agent, AlphaZeroAgent)
+    return agent
 
 
 def _report_match(console: Console, name: str, opponent: str,

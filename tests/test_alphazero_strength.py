@@ -134,3 +134,17 @@ def test_the_othello_check_plays_both_matches_with_the_solvers_forbidden_to_the_
     matches = [line for line in lines if "vs AlphaBetaAgent(time_limit=0.02)" in line]
     assert len(matches) == 2 and "over 2 games" in matches[0]
     assert matches[0].startswith("AlphaZero 0.02 s") and "baseline" in matches[1]
+
+
+def test_the_learned_agent_takes_more_options_but_never_its_exact_solver(tmp_path, capsys):
+    from benchmarks.alphazero_strength import learned_agent, main
+
+    agent = learned_agent("othello_6x6", "time_limit=0.02", "solver=True,c=2.0")
+    assert agent.solver and agent.c == 2.0 and agent.time_limit == 0.02
+    assert not agent.exact_solver
+    main(["--game", "othello_6x6", "--games", "2", "--time-limit", "0.02",
+          "--agent-options", "solver=True", "--skip-baseline"])
+    matches = [line for line in capsys.readouterr().out.splitlines() if " vs " in line]
+    assert len(matches) == 1 and matches[0].startswith("AlphaZero 0.02 s")
+    with pytest.raises(SystemExit):
+        main(["--game", "othello_6x6", "--agent-options", "exact_solver=True"])

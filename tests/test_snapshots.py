@@ -285,3 +285,49 @@ def test_snapshots_pickled_in_another_process_restore_and_play_on():
         env.restore_state(snapshot)
         assert env.position() == position
         play_on(env, rng)
+
+
+def _go_env_after(moves: int):
+    env = make_env("go", board_size=9)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(moves):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask[:-1]))))
+    return env
+
+
+def test_this_processs_own_snapshots_restore_without_revalidation(monkeypatch):
+    """clone_state's arrays are immutable (numpy refuses to make them writeable), so they
+    hold a valid state for as long as they live and restore unchecked; the same snapshot
+    pickled (a new array) is checked in full."""
+    env = _go_env_after(20)
+    snapshot = env.clone_state()
+    assert env.clone_state().state is snapshot.state  # one sealed copy per position
+    with pytest.raises(ValueError):
+        snapshot.state.flags.writeable = True
+    position = env.position()
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert env.position() != position  # the env moved on: the snapshot is as it was
+
+    def refuse(state):
+        raise AssertionError("validated")
+
+    monkeypatch.setattr(type(env.unwrapped.game), "validate_state", lambda self, s: refuse(s))
+    other = make_env("go", board_size=9)
+    other.restore_state(snapshot)
+    assert other.position() == position
+    with pytest.raises(AssertionError, match="validated"):
+        other.restore_state(pickle.loads(pickle.dumps(snapshot)))
+
+
+def test_a_restored_array_changed_by_its_holder_does_not_change_the_env():
+    env = _go_env_after(12)
+    own = env.clone_state()
+    snapshot = own._replace(state=own.state.copy())  # a writeable array, the holder's own
+    position = env.position()
+    other = make_env("go", board_size=9)
+    other.restore_state(snapshot)
+    snapshot.state[go_board.GRID:] = 0
+    assert other.position() == position
+    assert other.clone_state().state is not snapshot.state

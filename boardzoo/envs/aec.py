@@ -9,6 +9,7 @@ end") are enforced in one place for every game.
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -180,10 +181,12 @@ class BoardGameEnv(AECEnv):
     def clone_state(self) -> EnvSnapshot:
         """A cheap picklable snapshot; ``restore_state`` continues exactly from here.
 
-        The snapshot shares the state array with the env, read-only; whichever moves on
-        first copies it (copy on write), so cloning and restoring cost no array copy.
+        The snapshot shares the state array with the env as an immutable copy (see
+        :func:`_sealed`), taken once per position: the env copies it again when it moves on
+        (copy on write), and restoring it in this process needs no validation.
         """
-        self._state.flags.writeable = False
+        if not _is_sealed(self._state):
+            self._state = _sealed(self._state)
         return EnvSnapshot(
             self.game.key,
             self._state,
@@ -206,13 +209,15 @@ class BoardGameEnv(AECEnv):
         if snapshot.game_key != self.game.key:
             theirs, ours = _describe(snapshot.game_key), _describe(self.game.key)
             raise IncompatibleSnapshotError(f"snapshot is of {theirs}, this env plays {ours}")
-        try:
-            self.game.validate_state(snapshot.state)
-        except InvalidPositionError as err:
-            raise IncompatibleSnapshotError(f"snapshot state rejected: {err}") from None
+        state = snapshot.state
+        if not _is_sealed(state):  # unpickled, or made by hand: check it all, then seal it
+            try:
+                self.game.validate_state(state)
+            except InvalidPositionError as err:
+                raise IncompatibleSnapshotError(f"snapshot state rejected: {err}") from None
+            state = _sealed(state)  # whoever holds the array cannot change it under us
         _check_bookkeeping(snapshot)
-        self._state = snapshot.state
-        self._state.flags.writeable = False  # an unpickled snapshot: keep it intact too
+        self._state = state
         self._mask = None
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
@@ -322,6 +327,24 @@ def _describe(key: Any) -> str:
         return f"{name}({', '.join(f'{k}={v}' for k, v in options)})"
     except (TypeError, ValueError):
         return repr(key)
+
+
+#: the state arrays clone_state made in this process, by id (entries vanish with the arrays)
+_SEALED_STATES: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
+
+
+def _sealed(state: np.ndarray) -> np.ndarray:
+    """An immutable copy of an env's (valid) state: an array over a ``bytes`` object, which
+    numpy refuses to make writeable, so it holds what it held when sealed for as long as it
+    lives, and restoring it needs no validation."""
+    frozen = np.frombuffer(state.tobytes(), dtype=state.dtype)
+    _SEALED_STATES[id(frozen)] = frozen
+    return frozen
+
+
+def _is_sealed(state: Any) -> bool:
+    """Whether ``state`` is itself an array :func:`_sealed` made in this process."""
+    return _SEALED_STATES.get(id(state)) is state
 
 
 def _check_bookkeeping(snapshot: EnvSnapshot) -> None:

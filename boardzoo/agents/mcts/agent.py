@@ -32,6 +32,7 @@ from boardzoo.agents.base import SearchingAgent
 from boardzoo.agents.mcts import fast
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.generic import run_generic
+from boardzoo.agents.mcts.parallel import RootHelpers
 from boardzoo.agents.mcts.rules import (
     FPU_CONSTANT,
     FPU_PARENT,
@@ -181,6 +182,11 @@ class MCTSAgent(SearchingAgent):
         max_nodes: the most nodes the search tree may hold (76 bytes each; the default
             2**25 is about 2.5 GB); a search that fills the tree stops there and plays its
             best move so far (at least 4,096).
+        threads: trees searched at once, each in its own thread (root parallelism,
+            :mod:`boardzoo.agents.mcts.parallel`; boardzoo games without a network): the
+            extra trees' root statistics join this one's, so N threads on N free cores run
+            about N times the simulations in the same time (with ``simulations``, each tree
+            runs up to that many). Each extra tree may grow to ``max_nodes`` too.
         dirichlet: ``(epsilon, alpha)`` root noise on the priors (self-play).
         temperature: 0 plays the most visited move; T > 0 samples ``N ** (1 / T)``.
         unvisited_q: Q of unvisited children under PUCT/Gumbel: a number, "parent" (the
@@ -221,6 +227,7 @@ class MCTSAgent(SearchingAgent):
         cache_size: int = 1 << 18,
         max_nodes: int = DEFAULT_MAX_NODES,
         swindle: bool = True,
+        threads: int = 1,
     ):
         _check_options(
             simulations,
@@ -248,6 +255,12 @@ class MCTSAgent(SearchingAgent):
                 "0 or more")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
+        if not isinstance(threads, int) or threads < 1:
+            raise InvalidOptionError(f"threads={threads!r}; give a positive integer")
+        if threads > 1 and isinstance(evaluator, Evaluator):
+            raise InvalidOptionError(
+                "threads > 1 search more trees of playouts or heuristic evaluations; a "
+                "network's search batches its leaves instead (batch_size)")
         if not isinstance(max_nodes, int) or max_nodes < MIN_MAX_NODES:
             raise InvalidOptionError(
                 f"max_nodes={max_nodes!r}; give an integer of at least {MIN_MAX_NODES}")
@@ -279,6 +292,8 @@ class MCTSAgent(SearchingAgent):
         self.settings = self.settings_for(None)
         self.max_nodes = max_nodes
         self.tree = Tree(max_nodes=max_nodes)
+        self.threads = threads
+        self._helpers: RootHelpers | None = None
         self._tree_full = False  # this search filled the tree: it stops
         self.last_search: SearchResult | None = None
         self.last_analysis: Analysis | None = None
@@ -292,6 +307,8 @@ class MCTSAgent(SearchingAgent):
         state["tree"], state["last_search"], state["_reuse_from"] = (
             Tree(max_nodes=self.max_nodes), None, None)
         state["last_analysis"] = None
+        if self._helpers is not None:
+            state["_helpers"] = RootHelpers(self.threads - 1, self.max_nodes, self.np_rng)
         if self.batcher is not None:
             state["batcher"] = LeafBatcher(self.batcher.evaluator, self.batcher.cache_size)
         return state
@@ -302,6 +319,8 @@ class MCTSAgent(SearchingAgent):
         self.np_rng = np.random.default_rng(seed)
         self.rng = make_rng(self.np_rng)
         self._reuse_from = None
+        if self.threads > 1:
+            self._helpers = RootHelpers(self.threads - 1, self.max_nodes, self.np_rng)
 
     def ponder(
         self,
@@ -645,26 +664,32 @@ class MCTSAgent(SearchingAgent):
             kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator,
                                         settings.rave, uses_priors)
 
-            def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
-                return fast.run_simulations(
-                    self.tree.ints,
-                    self.tree.floats,
-                    self.tree.meta,
-                    settings.cfg,
-                    root,
-                    n,
-                    deadline,
-                    self.rng,
-                    kernels[0],
-                    kernels[1],
-                    kernels[2],
-                    kernels[3],
-                    model.num_actions,
-                    forced,
-                )
+            def runner_over(tree: Tree, rng: np.ndarray):
+                def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
+                    return fast.run_simulations(
+                        tree.ints,
+                        tree.floats,
+                        tree.meta,
+                        settings.cfg,
+                        root,
+                        n,
+                        deadline,
+                        rng,
+                        kernels[0],
+                        kernels[1],
+                        kernels[2],
+                        kernels[3],
+                        model.num_actions,
+                        forced,
+                    )
+
+                return run
 
             _warm_up(model.game, kernels, settings.cfg)
-            return run
+            own = runner_over(self.tree, self.rng)
+            if self._helpers is None:
+                return own
+            return self._helpers.wrap(own, runner_over, self.tree)
         def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
             return run_generic(
                 self.tree, settings.cfg, model, root, n, deadline, self.rng, self.np_rng, forced
@@ -707,8 +732,10 @@ class MCTSAgent(SearchingAgent):
         """Reuse the subtree reached by our last move and the reply, if it matches and
         copying it is expected to take at most :data:`REROOT_SHARE` of the time left until
         ``deadline`` (a subtree of millions of nodes after a long think takes ~0.5 s, which
-        a short move under a clock cannot pay)."""
+        a short move under a clock cannot pay). Helper trees (``threads``) start anew."""
         self._tree_full = False
+        if self._helpers is not None:
+            self._helpers.start_search()
         node = self._matching_node(model, root) if self._reuse_from is not None else -1
         if node > 0 and self._reroot_seconds(node) > REROOT_SHARE * (deadline - monotonic()):
             node = -1

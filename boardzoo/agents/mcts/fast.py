@@ -92,7 +92,7 @@ def make_evaluation_leaf(evaluate_fn):
     return leaf
 
 
-@njit
+@njit(nogil=True)  # root parallelism runs several searches in threads
 def run_simulations(
     ints,
     floats,

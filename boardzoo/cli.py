@@ -495,8 +495,9 @@ def _connect_four_labels(args: argparse.Namespace) -> tuple[Callable, Any]:
     from boardzoo.training.labels import LABEL_MAX_NODES, label_connect_four
 
     if args.board_size is not None or args.max_empties is not None:
-        raise InvalidOptionError("--board-size and --max-empties are Othello's; Connect Four takes "
-                    "--min-stones, --max-nodes or --time-limit")
+        raise InvalidOptionError(
+            "--board-size and --max-empties are Othello's; Connect Four takes --min-stones, "
+            "--max-nodes or --time-limit")
     min_stones = 8 if args.min_stones is None else args.min_stones
     if not 4 <= min_stones <= 40:
         raise InvalidOptionError("--min-stones must be in 4..40")

@@ -13,6 +13,7 @@ from boardzoo.agents.mcts.parallel import RootHelpers
 from boardzoo.agents.mcts.tree import ACTION, COUNT, FIRST, SIZE, VALUE, VISITS, Tree
 from boardzoo.envs import make_env
 from boardzoo.errors import InvalidOptionError
+from boardzoo.testing import random_trajectory
 from boardzoo.wrappers.model import Evaluation
 
 
@@ -54,10 +55,7 @@ def test_helper_statistics_join_by_action_and_only_what_is_new():
 def go_position(moves: int = 10):
     env = make_env("go", board_size=9)
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(moves):
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask[:-1]))))
+    random_trajectory(env, seed=0, plies=moves)
     return env
 
 

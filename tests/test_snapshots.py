@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from boardzoo.envs import connect_four, go, go_board, gomoku, make_env, nim, othello
 from boardzoo.envs.core import OUTCOME, PLY, TO_PLAY
 from boardzoo.errors import IncompatibleSnapshotError
+from boardzoo.testing import random_trajectory
 from tests.snapshot_fuzz import BASES_PER_GAME, DTYPES, FUZZ_GAMES, mutate, play_on
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,10 +291,7 @@ def test_snapshots_pickled_in_another_process_restore_and_play_on():
 def _go_env_after(moves: int):
     env = make_env("go", board_size=9)
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(moves):
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(int(rng.choice(np.flatnonzero(mask[:-1]))))
+    random_trajectory(env, seed=0, plies=moves)
     return env
 
 

@@ -307,8 +307,6 @@ class MCTSAgent(SearchingAgent):
         state["tree"], state["last_search"], state["_reuse_from"] = (
             Tree(max_nodes=self.max_nodes), None, None)
         state["last_analysis"] = None
-        if self._helpers is not None:
-            state["_helpers"] = RootHelpers(self.threads - 1, self.max_nodes, self.np_rng)
         if self.batcher is not None:
             state["batcher"] = LeafBatcher(self.batcher.evaluator, self.batcher.cache_size)
         return state

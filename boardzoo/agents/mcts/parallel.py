@@ -39,6 +39,13 @@ class RootHelpers:
         self.reseed(np_rng)
         self._merged: list[dict[int, tuple[int, float]]] = [{} for _ in self.trees]
 
+    def __getstate__(self) -> dict:
+        """Pickles (for arena worker processes) with empty trees."""
+        state = dict(self.__dict__)
+        state["trees"] = [Tree(max_nodes=tree.max_nodes) for tree in self.trees]
+        state["_merged"] = [{} for _ in self.trees]
+        return state
+
     def reseed(self, np_rng: np.random.Generator) -> None:
         """New random streams, drawn from the agent's."""
         self.rngs = [make_rng(np_rng) for _ in self.trees]
@@ -85,9 +92,8 @@ class RootHelpers:
             tree.reserve(1024)
             done, status = run(min(HELPER_CHUNK, n - counts[index]), deadline)
             counts[index] += done
-            if status == fast.NEED_SPACE and not tree.at_cap:
-                continue
-            if status not in (fast.RAN_ALL, fast.NEED_SPACE) or tree.at_cap:
+            if status not in (fast.RAN_ALL, fast.NEED_SPACE) or (
+                    status == fast.NEED_SPACE and tree.at_cap):
                 return
 
     def _merge_into(self, tree: Tree) -> None:

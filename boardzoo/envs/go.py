@@ -161,7 +161,7 @@ def _playout(state, rng):
     removed = np.empty(n * n, dtype=np.int64)
     while state[OUTCOME] == ONGOING:
         point = random_move(state, g, w, state[TO_PLAY] + 1, rng, empties, where, size)
-        size = play_point(state, point, empties, where, size, removed)
+        size = play_point(state, g, point, empties, where, size, removed)
 
 
 @njit(cache=True)

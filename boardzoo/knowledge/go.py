@@ -540,7 +540,7 @@ def _heuristic_playout(state, rng, patterns, low_liberties=False):
             point = _pattern_move(state, g, w, colour, rng, candidates, table)
         if point < 0:
             point = _policy_random_move(state, g, w, colour, rng, empties, where, size)
-        size = play_point(state, point, empties, where, size, removed)
+        size = play_point(state, g, point, empties, where, size, removed)
 
 
 @njit(cache=True)

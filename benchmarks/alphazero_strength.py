@@ -19,7 +19,7 @@ While the learned agent moves, the game's exact solver raises :class:`SolverUsed
 solver answer can hide in its moves. Run (from a source checkout)::
 
     python -m benchmarks.alphazero_strength [--checkpoint connect_four] [--simulations 200]
-        [--games 200] [--ceiling-games 0] [--workers 2] [--skip-match]
+        [--games 200] [--ceiling-games 0] [--workers 2] [--skip-match] [--skip-positions]
     python -m benchmarks.alphazero_strength --game othello_6x6 [--checkpoint othello_6x6]
         [--time-limit 0.2] [--games 100] [--workers 2] [--skip-baseline]
 
@@ -186,6 +186,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ceiling-games", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--skip-match", action="store_true")
+    parser.add_argument("--skip-positions", action="store_true",
+                        help="Connect Four: the match only, not the position shares")
     parser.add_argument("--skip-baseline", action="store_true",
                         help="Othello: the network's match only, not the MCTS baseline's")
     parser.add_argument("--agent-options", default="",
@@ -204,20 +206,10 @@ def main(argv: list[str] | None = None) -> None:
 def connect_four_checks(args: argparse.Namespace, console: Console) -> None:
     """The position shares (a table) and the match against MCTS 20,000 (and its ceiling)."""
     checkpoint = args.checkpoint or "connect_four"
-    sets = {"public 200": public_rows(), "Test_L2_R1": solved_rows("Test_L2_R1")}
     agent = learned_agent(checkpoint, f"simulations={args.simulations}", args.agent_options)
-    table = Table(title=f"{checkpoint}: won/drawn positions, solvers forbidden")
-    for column in ("set", "player", "positions", "outcome-preserving", "strictly optimal", "s"):
-        table.add_column(column, justify="right")
-    players = {f"search, {args.simulations} sims": agent.act, "network alone": network_alone(agent)}
-    with solvers_forbidden(make_game("connect_four")):
-        for set_name, rows in sets.items():
-            for player, choose in players.items():
-                start = time.perf_counter()
-                n, kept, optimal = move_accuracy(rows, choose)
-                table.add_row(set_name, player, str(n), f"{kept:.1%}", f"{optimal:.1%}",
-                              f"{time.perf_counter() - start:.0f}")
-    console.print(table)
+    if not args.skip_positions:
+        console.print(position_shares(agent, f"search, {args.simulations} sims",
+                                      f"{checkpoint}: won/drawn positions, solvers forbidden"))
     if args.skip_match:
         return
     opponent = MCTSAgent(simulations=args.opponent_simulations, seed=0)
@@ -231,6 +223,24 @@ def connect_four_checks(args: argparse.Namespace, console: Console) -> None:
                       lambda player=player, n=n: play_match(
                           "connect_four", player, opponent, games=n, seed=0, opening_plies=4,
                           workers=args.workers))
+
+
+def position_shares(agent: AlphaZeroAgent, search_name: str, title: str) -> Table:
+    """The outcome-preserving and strictly optimal shares of the agent's moves and of its
+    network alone on the won/drawn public positions and Test_L2_R1's, solvers forbidden."""
+    sets = {"public 200": public_rows(), "Test_L2_R1": solved_rows("Test_L2_R1")}
+    table = Table(title=title)
+    for column in ("set", "player", "positions", "outcome-preserving", "strictly optimal", "s"):
+        table.add_column(column, justify="right")
+    players = {search_name: agent.act, "network alone": network_alone(agent)}
+    with solvers_forbidden(make_game("connect_four")):
+        for set_name, rows in sets.items():
+            for player, choose in players.items():
+                start = time.perf_counter()
+                n, kept, optimal = move_accuracy(rows, choose)
+                table.add_row(set_name, player, str(n), f"{kept:.1%}", f"{optimal:.1%}",
+                              f"{time.perf_counter() - start:.0f}")
+    return table
 
 
 def othello_checks(args: argparse.Namespace, console: Console) -> None:

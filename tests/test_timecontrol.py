@@ -3,6 +3,7 @@ which agents take a clock."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -231,18 +232,19 @@ def test_spending_the_clock_as_budgeted_never_flags():
     """A 40-move game played at each move's maximum (the worst the allocation allows), with
     MOVE_OVERHEAD on top of each move (answering, the env's step), ends with time on the
     clock, under an increment and in sudden death, while the model counts only 4 moves to
-    think about."""
-    for control in ("3+0.05", "10+0.1", "10", "1"):
+    think about, or only the fewest it ever counts (:data:`MIN_THINKING_MOVES`)."""
+    for control, thinking in itertools.product(("3+0.05", "10+0.1", "10", "1"),
+                                               (4.0, MIN_THINKING_MOVES)):
         clock = GameClock(TimeControl.parse(control))
         now = 0.0
         for move in range(40):
             moves_in_game = 40 - move
             view = clock.view(0)
-            budget = move_budget(view, min(moves_in_game, 4.0), moves_in_game)
+            budget = move_budget(view, min(moves_in_game, thinking), moves_in_game)
             clock.start(0, now=now)
             now += budget.maximum + MOVE_OVERHEAD
             clock.stop(now=now)
-            assert clock.flagged is None, (control, move)
+            assert clock.flagged is None, (control, thinking, move)
 
 
 class _NoClock:

@@ -350,11 +350,10 @@ MIN_MOVES_LEFT = 3.0
 #: own moves still counted once the exact solver is expected to take over: its first
 #: solve there may still take a good share of a move, or fail
 MOVES_AT_REACH = 1.0
-#: fewest own moves to think about: this one and half of the next (the reserve and the
-#: increments pay for the rest). Connect Four's solvers prove most games from a 4-ply
-#: opening by their second or third move, after which a win needs no thought: two moves
-#: here left a third of the clock unused (docs/time-controls.md)
-MIN_THINKING_MOVES = 1.5
+#: fewest own moves to think about: this one and one more (the reserve guards the rest);
+#: a game's knowledge may count fewer (``min_thinking_moves``: Connect Four's solvers prove
+#: most games from the opening within a move or two)
+MIN_THINKING_MOVES = 2.0
 
 
 def estimated_moves_left(game: Any, state: Any, proven_value: int | None = None) -> float:
@@ -379,19 +378,21 @@ SolverHorizon = Callable[[float], float]
 
 
 def thinking_moves_left(view: ClockView, moves_left: float,
-                        plies_until_solver: SolverHorizon | None) -> float:
+                        plies_until_solver: SolverHorizon | None,
+                        fewest: float = MIN_THINKING_MOVES) -> float:
     """Of ``moves_left`` (:func:`estimated_moves_left`), the moves the clock has to pay a
     search for: those until the exact solver is expected to take over at the share per
     move that this very count gives (a fixed point, found in a few rounds), plus
-    :data:`MOVES_AT_REACH`; all of them without a solver horizon. Fewer moves to think
-    about means more time for each: the solvers end a game's last moves almost at once."""
+    :data:`MOVES_AT_REACH`, at least ``fewest``; all of them without a solver horizon.
+    Fewer moves to think about means more time for each: the solvers end a game's last
+    moves almost at once."""
     if plies_until_solver is None:
         return moves_left
     moves = moves_left
     for _ in range(4):
         share = move_budget(view, moves, moves_left).target
         plies = plies_until_solver(share)
-        moves = max(MIN_THINKING_MOVES, min(moves_left, plies / 2.0 + MOVES_AT_REACH))
+        moves = max(fewest, min(moves_left, plies / 2.0 + MOVES_AT_REACH))
     return moves
 
 
@@ -427,11 +428,14 @@ class SearchDeadlines:
                  proven_value: int | None = None) -> SearchDeadlines:
         """A move's deadlines from the clock and the per-game model of the moves left
         (:func:`estimated_moves_left`, of which only those before the exact solver is
-        expected to take over are thought about: :func:`thinking_moves_left`; all of them
-        in a position already proven to be worth ``proven_value``), none later than ``cap``
-        seconds after ``start`` (an explicit per-move limit) when given."""
+        expected to take over are thought about, at least the knowledge's
+        ``min_thinking_moves``: :func:`thinking_moves_left`; all of them in a position
+        already proven to be worth ``proven_value``), none later than ``cap`` seconds after
+        ``start`` (an explicit per-move limit) when given."""
         in_game = estimated_moves_left(game, state, proven_value)
-        thinking = thinking_moves_left(view, in_game, plies_until_solver)
+        fewest = getattr(getattr(game, "knowledge", None), "min_thinking_moves", None)
+        thinking = thinking_moves_left(view, in_game, plies_until_solver,
+                                       fewest or MIN_THINKING_MOVES)
         deadlines = cls.for_clock(start, view, thinking, in_game)
         return deadlines if cap is None else deadlines.capped(start + cap)
 

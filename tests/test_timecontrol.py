@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from boardzoo.envs import make_game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.timecontrol import (
     MIN_THINKING_MOVES,
@@ -17,6 +18,7 @@ from boardzoo.timecontrol import (
     SAFETY_MARGIN,
     ClockView,
     GameClock,
+    SearchDeadlines,
     TimeControl,
     TimeControlError,
     accepts_clock,
@@ -183,8 +185,6 @@ def test_move_budget_by_hand():
 
 
 def test_moves_left_model_counts_empty_cells():
-    from boardzoo.envs import make_game
-
     game = make_game("connect_four")
     assert estimated_moves_left(game, game.initial_state()) == 21.0
     assert estimated_moves_left(object(), None) == 30.0
@@ -195,7 +195,6 @@ def test_moves_left_model_counts_empty_cells():
 
 
 def test_plies_until_the_solver_by_hand():
-    from boardzoo.envs import make_game
     from boardzoo.knowledge.base import plies_until_affordable, solver_horizon, solver_speed
     from boardzoo.knowledge.connect_four import COST_AT_REACH, COST_GROWTH, REACH_STONES
 
@@ -221,6 +220,7 @@ def test_thinking_moves_stop_where_the_solver_takes_over():
     assert thinking_moves_left(view, 21.0, lambda seconds: math.inf) == 21.0
     assert thinking_moves_left(view, 21.0, lambda seconds: 0.0) == MIN_THINKING_MOVES
     assert thinking_moves_left(view, 21.0, None) == 21.0
+    assert thinking_moves_left(view, 21.0, lambda seconds: 0.0, fewest=1.5) == 1.5
     # the fixed point: a take-over that comes sooner with more time a move
     horizon = lambda seconds: 30.0 if seconds < 0.5 else 6.0  # noqa: E731
     moves = thinking_moves_left(view, 21.0, horizon)
@@ -232,9 +232,11 @@ def test_spending_the_clock_as_budgeted_never_flags():
     """A 40-move game played at each move's maximum (the worst the allocation allows), with
     MOVE_OVERHEAD on top of each move (answering, the env's step), ends with time on the
     clock, under an increment and in sudden death, while the model counts only 4 moves to
-    think about, or only the fewest it ever counts (:data:`MIN_THINKING_MOVES`)."""
+    think about, or only the fewest it ever counts (:data:`MIN_THINKING_MOVES`, Connect
+    Four's fewer)."""
+    fewest = (MIN_THINKING_MOVES, make_game("connect_four").knowledge.min_thinking_moves)
     for control, thinking in itertools.product(("3+0.05", "10+0.1", "10", "1"),
-                                               (4.0, MIN_THINKING_MOVES)):
+                                               (4.0, *fewest)):
         clock = GameClock(TimeControl.parse(control))
         now = 0.0
         for move in range(40):
@@ -279,3 +281,19 @@ def test_clock_view_hard_limit():
         pytest.approx(4.0 - SAFETY_MARGIN))
     assert ClockView(remaining=0.0).hard_limit == 0.0
     assert math.isclose(ClockView(remaining=2.0).to_json()["remaining"], 2.0)
+
+
+@pytest.mark.parametrize("name", ["connect_four", "othello"])
+def test_a_move_counts_the_games_fewest_thinking_moves(name):
+    """With the solver expected to take over now, a move's budget is the clock over the
+    game's fewest thinking moves: Connect Four's own count (its solvers prove most games
+    from the opening at once), the default elsewhere."""
+    game = make_game(name)
+    state = game.initial_state()
+    view = ClockView(remaining=10.0, increment=0.1)
+    fewest = game.knowledge.min_thinking_moves or MIN_THINKING_MOVES
+    assert (fewest < MIN_THINKING_MOVES) == (name == "connect_four")
+    deadlines = SearchDeadlines.for_move(0.0, view, game, state,
+                                         plies_until_solver=lambda seconds: 0.0)
+    in_game = estimated_moves_left(game, state)
+    assert deadlines.target == pytest.approx(move_budget(view, fewest, in_game).target)

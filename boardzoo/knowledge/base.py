@@ -81,6 +81,9 @@ class GameKnowledge(Protocol):
       (:func:`plies_until_affordable`); ``proven_moves_left(state, value) -> float``: the
       moves the side to move still makes under perfect play in a position of exact
       ``value``, for a clock's allocation once the result is proven;
+      ``min_thinking_moves``: the fewest own moves a clock's allocation pays a search for
+      when the solver is expected to take over (None: the default,
+      :data:`boardzoo.timecontrol.MIN_THINKING_MOVES`);
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
     * ``prior_kernel(state, mask, out, values)``: compiled move priors for a PUCT search
@@ -108,6 +111,8 @@ class GameKnowledge(Protocol):
     @property
     def proven_moves_left(self) -> Callable[[np.ndarray, int], float] | None: ...
     @property
+    def min_thinking_moves(self) -> float | None: ...
+    @property
     def playout_kernel(self) -> Kernel | None: ...
     @property
     def playout_trace_kernel(self) -> Kernel | None: ...
@@ -130,6 +135,7 @@ class Knowledge:
     solve_speed: float | None = None
     cost_growth: float | None = None
     proven_moves_left: Callable[[np.ndarray, int], float] | None = None
+    min_thinking_moves: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
     prior_kernel: Kernel | None = None

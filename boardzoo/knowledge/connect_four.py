@@ -453,6 +453,13 @@ def proven_moves_left(state: np.ndarray, score: int) -> float:
     return float((_CELLS - stones + 1) // 2)
 
 
+#: the fewest own moves a clock pays a search for once the solver is expected to take
+#: over: this one and half of the next. From a 4-ply opening the solvers prove most games
+#: by their second or third move (a solve takes a second or a few), after which a win needs
+#: no thought; the default 2 left a third of a 10+0.1 clock unused (docs/time-controls.md)
+MIN_THINKING_MOVES = 1.5
+
+
 #: what search knows about this game (declared on the Game as its ``knowledge``)
 KNOWLEDGE = Knowledge(
     key_kernel=key_kernel,
@@ -464,4 +471,5 @@ KNOWLEDGE = Knowledge(
     solve_speed=SOLVE_SPEED,
     cost_growth=COST_GROWTH,
     proven_moves_left=proven_moves_left,
+    min_thinking_moves=MIN_THINKING_MOVES,
 )

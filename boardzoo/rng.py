@@ -3,7 +3,9 @@
 Numba's ``np.random`` keeps hidden global state per thread; boardzoo's kernels instead take
 their generator as an argument: a ``np.uint64`` array of shape ``[1]`` holding an xorshift64
 state. The same source runs compiled and under ``NUMBA_DISABLE_JIT=1`` and gives the same
-numbers in both, so a seed reproduces a playout exactly.
+numbers in both, so a seed reproduces a playout exactly. The draws are inlined into their
+callers (``inline="always"``: a compiled call that passes an array costs two atomic
+reference-count updates, see :mod:`boardzoo.envs.go_board`).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def splitmix64(seed: int, index: int = 1) -> int:
     return z ^ (z >> 31)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_u64(rng: np.ndarray) -> np.uint64:
     """Advance the xorshift64 state in place and return the new 64-bit value."""
     x = rng[0]
@@ -60,19 +62,19 @@ def scramble(x: np.uint64) -> np.uint64:
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def below(rng: np.ndarray, n: int) -> np.int64:
     """A uniform integer in ``[0, n)`` (``n >= 1``; the modulo bias is below 2**-40)."""
     return np.int64(next_u64(rng) % np.uint64(n))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def uniform(rng: np.ndarray) -> float:
     """A uniform float in ``[0, 1)`` with 53 random bits."""
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_true(rng: np.ndarray, mask: np.ndarray, count: int) -> int:
     """The index of a uniformly chosen True entry of ``mask``, which has ``count`` of them."""
     k = below(rng, count)

@@ -511,11 +511,11 @@ def _pattern_move(state, g, w, colour, rng, candidates, table):
 def _policy_random_move(state, g, w, colour, rng, empties, where, size):
     """The game's eye-respecting random move, redrawn up to SELF_ATARI_TRIES times while it
     is a big self-atari."""
-    p = random_move(state, g, w, colour, rng, empties, where, size)
-    for _ in range(SELF_ATARI_TRIES):
+    p = -1
+    for _ in range(1 + SELF_ATARI_TRIES):
+        p = random_move(state, g, w, colour, rng, empties, where, size)
         if p < 0 or not _is_big_self_atari(g, w, p, colour):
             return p
-        p = random_move(state, g, w, colour, rng, empties, where, size)
     return p
 
 

@@ -10,6 +10,7 @@ Run::
 
     python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1
     python -m benchmarks.go_strength gnugo --size 13 --games 40 --time 3
+    python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1 --knowledge ladders
     python -m benchmarks.go_strength feature patterns --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature rave --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature priors --size 9 --games 100 --time 0.5
@@ -20,7 +21,10 @@ the playouts, against the same playouts without them), ``rave`` (the default's R
 plain UCT at c = 1.0), ``prior_visits`` (the default's RAVE children start with 20 virtual
 visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), ``priors``
 (PUCT over those move priors), ``widening`` (progressive widening in the priors' order),
-``low_liberties`` (the playouts' low-liberty step, against the default playouts);
+``low_liberties`` (the playouts' low-liberty step, against the default playouts),
+``ladder_priors`` (move priors that read ladders: a futile escape penalised, a working
+ladder atari favoured), ``ladders`` (those priors, and playouts that do not extend into a
+working ladder);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
 ``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
 default itself: how a setting's value is chosen.
@@ -41,6 +45,9 @@ from boardzoo.knowledge.go import (
     KNOWLEDGE,
     heuristic_playout_kernel,
     heuristic_playout_trace_kernel,
+    ladder_playout_kernel,
+    ladder_playout_trace_kernel,
+    ladder_prior_kernel,
     low_liberty_playout_kernel,
     low_liberty_playout_trace_kernel,
 )
@@ -65,6 +72,22 @@ class GoWithLowLiberties(Go):
     knowledge = Knowledge(
         **{**KNOWLEDGE.__dict__, "playout_kernel": low_liberty_playout_kernel,
            "playout_trace_kernel": low_liberty_playout_trace_kernel}
+    )
+
+
+class GoWithLadderPriors(Go):
+    """Go whose move priors read ladders (for the comparison)."""
+
+    knowledge = Knowledge(**{**KNOWLEDGE.__dict__, "prior_kernel": ladder_prior_kernel})
+
+
+class GoWithLadders(Go):
+    """Go whose move priors and playouts read ladders (for the comparison)."""
+
+    knowledge = Knowledge(
+        **{**KNOWLEDGE.__dict__, "prior_kernel": ladder_prior_kernel,
+           "playout_kernel": ladder_playout_kernel,
+           "playout_trace_kernel": ladder_playout_trace_kernel}
     )
 
 
@@ -96,11 +119,16 @@ FEATURES = {
     "priors": ("selection=puct", ""),
     "widening": ("progressive_widening=True", ""),
     "low_liberties": ("", ""),
+    "ladder_priors": ("", ""),
+    "ladders": ("", ""),
 }
-#: features that are a playout policy: (Go for the side with it, for the side without)
+#: features that are game knowledge (playouts, priors): (Go for the side with it, for the side
+#: without)
 PLAYOUT_FEATURES = {
     "patterns": (None, (GoWithoutPatterns, "without 3x3 patterns")),
     "low_liberties": ((GoWithLowLiberties, "with the low-liberty step"), None),
+    "ladder_priors": ((GoWithLadderPriors, "with ladder priors"), None),
+    "ladders": ((GoWithLadders, "with ladder priors and playouts"), None),
 }
 
 
@@ -146,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time", type=float, default=1.0, help="seconds per move (boardzoo)")
     parser.add_argument("--level", type=int, default=10, help="GNU Go level")
     parser.add_argument("--agent", default=None, help="agent spec instead of the default")
+    parser.add_argument("--knowledge", default=None,
+                        choices=[name for name, (on, _) in PLAYOUT_FEATURES.items() if on],
+                        help="gnugo: boardzoo plays on the Go knowledge with this feature")
     parser.add_argument("--feature-options", default="",
                         help="more options for the side with the feature, e.g. c=0.5")
     parser.add_argument("--seed", type=int, default=0)
@@ -156,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "gnugo":
         spec = args.agent or f"{DEFAULT_GO_AGENT}:time_limit={args.time}"
         ours, theirs = make_agent(spec, seed=args.seed), GnuGoAgent(level=args.level)
+        if args.knowledge:
+            ours = OnOtherPlayouts(ours, *PLAYOUT_FEATURES[args.knowledge][0])
+            spec += f" ({ours.spec['playouts']})"
         label = f"{spec} vs gnugo level {args.level}, {args.size}x{args.size}"
     elif args.what == "tune":
         ours, theirs = tuned_agents(args.feature or "", args.time, args.seed)

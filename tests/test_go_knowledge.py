@@ -307,12 +307,15 @@ def test_without_the_low_liberty_step_the_two_liberty_atari_is_rarer():
     assert sum(m in (2 * 7 + 3, 3 * 7 + 2) for m in others) < 0.5 * len(others)
 
 
-def test_low_liberty_playouts_are_legal_to_the_end_and_never_fill_own_eyes():
+@pytest.mark.parametrize("playout", [
+    knowledge.low_liberty_playout_trace_kernel, knowledge.ladder_playout_trace_kernel,
+])
+def test_the_optional_playout_steps_play_legally_to_the_end_and_never_fill_own_eyes(playout):
     game = Go(9)
     trace = np.empty(game.max_moves, np.int64)
     for seed in range(6):
         played = game.initial_state()
-        plies = knowledge.low_liberty_playout_trace_kernel(played, make_rng(seed), trace)
+        plies = playout(played, make_rng(seed), trace)
         assert played[go_board.PASSES] == 2 or played[go.PLY] == game.max_moves
         state = game.initial_state()
         for action in trace[:plies]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.go_strength import (
+    GoWithLadderPriors,
+    GoWithLadders,
     GoWithLowLiberties,
     GoWithoutPatterns,
     OnOtherPlayouts,
@@ -42,8 +44,8 @@ def test_patterns_compare_the_default_against_playouts_without_them():
     with_it, without = feature_agents("patterns", 0.25, seed=3, extra="c=0.5")
     assert isinstance(without, OnOtherPlayouts) and without.game_class is GoWithoutPatterns
     assert isinstance(with_it, MCTSAgent) and with_it.c == 0.5
-    with pytest.raises(SystemExit, match="unknown feature 'ladders'"):
-        feature_agents("ladders", 0.25, seed=3)
+    with pytest.raises(SystemExit, match="unknown feature 'nakade'"):
+        feature_agents("nakade", 0.25, seed=3)
 
 
 def test_tune_differs_from_the_default_in_the_options_tried_only():
@@ -64,3 +66,16 @@ def test_low_liberties_compare_playouts_with_the_step_against_the_default():
     env.reset(seed=0)
     action = with_it.act(env)  # plays the position of the env it is given
     assert env.observe(env.agent_selection)["action_mask"][action]
+
+
+@pytest.mark.parametrize(("feature", "game_class", "playouts"), [
+    ("ladder_priors", GoWithLadderPriors, knowledge.pattern_playout_kernel),
+    ("ladders", GoWithLadders, knowledge.ladder_playout_kernel),
+])
+def test_the_ladder_features_read_ladders_on_one_side_only(feature, game_class, playouts):
+    with_it, without = feature_agents(feature, 0.05, seed=3)
+    assert isinstance(without, MCTSAgent)
+    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is game_class
+    assert game_class.knowledge.prior_kernel is knowledge.ladder_prior_kernel
+    assert game_class.knowledge.playout_kernel is playouts
+    assert knowledge.KNOWLEDGE.prior_kernel is knowledge.prior_kernel

@@ -235,6 +235,18 @@ def _remove_chain(g, w, root, removed, count):
     return count
 
 
+@njit(cache=True)
+def place_stone(g, w, p, colour, removed):
+    """Put a ``colour`` stone on empty ``p`` and take off the opponent chains it captures,
+    on the grid alone (no hash, ko, prisoners or history): what reading ahead on a scratch
+    copy of the grid needs, as ladders do. Returns the root of the stone's chain."""
+    root = add_stone(g, w, p, colour)
+    for q in (p - 1, p + 1, p - w, p + w):
+        if g[STONE, q] == 3 - colour and g[LIBS, g[ROOT, q]] == 0:
+            _remove_chain(g, w, g[ROOT, q], removed, 0)
+    return root
+
+
 # ------------------------------------------------------------------------------- moves
 @njit(cache=True, inline="always")
 def is_legal(state, g, p, colour):

@@ -63,6 +63,15 @@ Playout policy (:func:`pattern_playout_kernel`; without step 3: :func:`heuristic
     for that at equal time (0.475 [0.37, 0.58] over 80 games against the default playouts,
     9x9, 0.3 s a move; docs/agents.md), so it is not a default.
 
+    Ladders (:func:`ladder_escape_fails`, :func:`ladder_atari_captures`): a chain in atari
+    whose extension leaves it two liberties is read out as a ladder (each atari answered by
+    the extension or by capturing an attacker in atari; three liberties escape, at most
+    :data:`LADDER_BUDGET` ataris read per question, on a copy of the grid, ignoring ko). The
+    optional ladder playouts (:func:`ladder_playout_kernel`) skip extensions into a working
+    ladder in steps 2 and 3, and the ladder priors (:func:`ladder_prior_kernel`) turn the
+    saving bonus of such an extension into a penalty and favour an atari that starts a
+    working ladder.
+
     No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go_board`)
     and every move is legal under the state's ko/superko/suicide rules; the game ends as the
     plain playout does (two passes, or ``max_moves``). Only chains near the last move are
@@ -106,6 +115,7 @@ from boardzoo.envs.go_board import (
     moves_since,
     num_slots,
     ownership_kernel,
+    place_stone,
     play_point,
     random_move,
     to_point,
@@ -120,6 +130,11 @@ __all__ = [
     "CLAIM",
     "key_kernel",
     "evaluate_kernel",
+    "ladder_atari_captures",
+    "ladder_escape_fails",
+    "ladder_playout_kernel",
+    "ladder_playout_trace_kernel",
+    "ladder_prior_kernel",
     "exact_value",
     "heuristic_playout_kernel",
     "heuristic_playout_trace_kernel",
@@ -457,10 +472,97 @@ def _pick_legal(state, g, w, colour, rng, candidates, k):
     return -1
 
 
+# ---------------------------------------------------------------------------- ladders
+LADDER_BUDGET = 100
+"""Ataris read per ladder question; a ladder not settled within them counts as escaping."""
+
+
 @njit(cache=True)
-def _tactical_move(state, g, w, colour, rng, candidates):
-    """A capture, else a saving extension, near the last move (see the module docstring);
-    -1 when there is none."""
+def _touches_atari_of(g, w, root, colour):
+    """Whether a ``colour`` chain in atari touches the chain at ``root``."""
+    s = root
+    while True:
+        for q in (s - 1, s + 1, s - w, s + w):
+            if g[STONE, q] == colour and in_atari(g, g[ROOT, q]):
+                return True
+        s = g[NEXT, s]
+        if s == root:
+            return False
+
+
+@njit(cache=True)
+def _atari_captures(g, w, root, a, budget, removed, libs):
+    """Whether the opponent's atari on ``a``, a liberty of the two-liberty chain at ``root``,
+    captures that chain in a ladder: the chain's owner answers by capturing a chain in atari
+    next to it (an escape) or by extending on its last liberty; an extension that reaches
+    three liberties escapes, one left in atari is captured, and one with two is atari'd
+    again from either side. Read on a copy of ``g``; ``budget[0]`` ataris at most, after
+    which the ladder counts as escaping (so a "captured" answer is always read out)."""
+    if budget[0] <= 0:
+        return False
+    budget[0] -= 1
+    colour = g[STONE, root]
+    h = g.copy()
+    place_stone(h, w, a, 3 - colour, removed)
+    root = h[ROOT, root]
+    if h[LIBS, h[ROOT, a]] == 0 or not in_atari(h, root):  # a suicide, or no atari
+        return False
+    if _touches_atari_of(h, w, root, 3 - colour):
+        return False
+    liberty = _liberty(h, root)
+    after = _liberties_after(h, w, liberty, colour, 3)
+    if after != 2:
+        return after < 2
+    root = place_stone(h, w, liberty, colour, removed)
+    _two_liberties(h, w, root, libs)
+    first, second = libs[0], libs[1]
+    return (_atari_captures(h, w, root, first, budget, removed, libs)
+            or _atari_captures(h, w, root, second, budget, removed, libs))
+
+
+@njit(cache=True)
+def ladder_escape_fails(g, w, p, colour):
+    """Whether ``colour``'s extension on ``p``, the liberty of its chain in atari, leaves a
+    chain of two liberties that the opponent captures in a ladder (:func:`_atari_captures`).
+    False when the extension gets three liberties or more, or captures."""
+    if _liberties_after(g, w, p, colour, 3) != 2:
+        return False
+    removed = np.empty(0, dtype=np.int64)
+    libs = np.empty(2, dtype=np.int64)
+    h = g.copy()
+    root = place_stone(h, w, p, colour, removed)
+    _two_liberties(h, w, root, libs)
+    first, second = libs[0], libs[1]
+    budget = np.array([LADDER_BUDGET])
+    return (_atari_captures(h, w, root, first, budget, removed, libs)
+            or _atari_captures(h, w, root, second, budget, removed, libs))
+
+
+@njit(cache=True)
+def ladder_atari_captures(g, w, p, colour):
+    """Whether ``colour``'s stone on ``p`` ataris an opponent chain of two liberties that
+    then cannot escape the ladder (:func:`_atari_captures`)."""
+    near = False  # an opponent chain next to p that may have two liberties
+    for q in (p - 1, p + 1, p - w, p + w):
+        root = g[ROOT, q]
+        near = near or (g[STONE, q] == 3 - colour and 2 <= g[LIBS, root] <= 8
+                        and not in_atari(g, root))
+    if not near:
+        return False
+    removed = np.empty(0, dtype=np.int64)
+    libs = np.empty(2, dtype=np.int64)
+    budget = np.array([LADDER_BUDGET])
+    for q in (p - 1, p + 1, p - w, p + w):
+        if g[STONE, q] == 3 - colour and _two_liberties(g, w, g[ROOT, q], libs):
+            if _atari_captures(g, w, g[ROOT, q], p, budget, removed, libs):
+                return True
+    return False
+
+
+@njit(cache=True)
+def _tactical_move(state, g, w, colour, rng, candidates, ladders):
+    """A capture, else a saving extension, near the last move (see the module docstring;
+    with ``ladders``, no extension that a ladder captures); -1 when there is none."""
     last = _last_point(state)
     if last == 0 or g[STONE, last] != 3 - colour:  # no move, a pass, or a suicide
         return -1
@@ -477,7 +579,8 @@ def _tactical_move(state, g, w, colour, rng, candidates):
     for q in (last - 1, last + 1, last - w, last + w):
         if g[STONE, q] == colour and in_atari(g, g[ROOT, q]):
             liberty = _liberty(g, g[ROOT, q])
-            if _liberties_after(g, w, liberty, colour) >= 2:
+            if _liberties_after(g, w, liberty, colour) >= 2 and not (
+                    ladders and ladder_escape_fails(g, w, liberty, colour)):
                 k = _push(candidates, k, liberty)
     return _pick_legal(state, g, w, colour, rng, candidates, k)
 
@@ -492,9 +595,19 @@ def _is_big_self_atari(g, w, p, colour):
 
 
 @njit(cache=True)
-def _pattern_move(state, g, w, colour, rng, candidates, table):
+def _runs_into_ladder(g, w, p, colour):
+    """Whether ``p`` extends one of ``colour``'s chains in atari into a working ladder."""
+    for q in (p - 1, p + 1, p - w, p + w):
+        if g[STONE, q] == colour and in_atari(g, g[ROOT, q]):
+            return ladder_escape_fails(g, w, p, colour)
+    return False
+
+
+@njit(cache=True)
+def _pattern_move(state, g, w, colour, rng, candidates, table, ladders):
     """A uniformly random legal move among the empty neighbours of the last move that match
-    a 3x3 pattern and are neither an own-eye fill nor a big self-atari; -1 if none."""
+    a 3x3 pattern and are neither an own-eye fill nor a big self-atari (with ``ladders``,
+    nor an extension into a working ladder); -1 if none."""
     last = _last_point(state)
     if last == 0:
         return -1
@@ -502,7 +615,8 @@ def _pattern_move(state, g, w, colour, rng, candidates, table):
     for q in (last - w - 1, last - w, last - w + 1, last - 1, last + 1, last + w - 1,
               last + w, last + w + 1):
         if g[STONE, q] == EMPTY and table[neighbourhood_code(g, w, q)]:
-            if not _is_big_self_atari(g, w, q, colour):
+            if not _is_big_self_atari(g, w, q, colour) and not (
+                    ladders and _runs_into_ladder(g, w, q, colour)):
                 k = _push(candidates, k, q)
     return _pick_legal(state, g, w, colour, rng, candidates, k)
 
@@ -520,9 +634,10 @@ def _policy_random_move(state, g, w, colour, rng, empties, where, size):
 
 
 @njit(cache=True)
-def _heuristic_playout(state, rng, patterns, low_liberties=False):
+def _heuristic_playout(state, rng, patterns, low_liberties=False, ladders=False):
     """Play the policy of the module docstring in place to the end of the game (without
-    its 3x3 pattern step unless ``patterns``; with the low-liberty step if asked)."""
+    its 3x3 pattern step unless ``patterns``; with the low-liberty step and the ladder
+    check of the saving extensions if asked)."""
     n = state[SIZE]
     w = n + 1
     g = grid(state)
@@ -533,11 +648,11 @@ def _heuristic_playout(state, rng, patterns, low_liberties=False):
     table = PATTERN_TABLE
     while state[OUTCOME] == ONGOING:
         colour = state[TO_PLAY] + 1
-        point = _tactical_move(state, g, w, colour, rng, candidates)
+        point = _tactical_move(state, g, w, colour, rng, candidates, ladders)
         if point < 0 and low_liberties:
             point = _low_liberty_move(state, g, w, colour, rng, candidates, libs)
         if point < 0 and patterns:
-            point = _pattern_move(state, g, w, colour, rng, candidates, table)
+            point = _pattern_move(state, g, w, colour, rng, candidates, table, ladders)
         if point < 0:
             point = _policy_random_move(state, g, w, colour, rng, empties, where, size)
         size = play_point(state, g, point, empties, where, size, removed)
@@ -577,6 +692,22 @@ def pattern_playout_trace_kernel(state, rng, trace):
 
 
 @njit(cache=True)
+def ladder_playout_kernel(state, rng):
+    """The pattern playout whose saving extensions and pattern moves skip the extensions a
+    ladder captures, in place; returns the outcome code."""
+    _heuristic_playout(state, rng, True, False, True)
+    return state[OUTCOME]
+
+
+@njit(cache=True)
+def ladder_playout_trace_kernel(state, rng, trace):
+    """:func:`ladder_playout_kernel` that records its moves (for RAVE)."""
+    start = state[PLY]
+    _heuristic_playout(state, rng, True, False, True)
+    return moves_since(state, start, trace)
+
+
+@njit(cache=True)
 def low_liberty_playout_kernel(state, rng):
     """The pattern playout with the low-liberty step before the patterns, in place; returns
     the outcome code."""
@@ -598,6 +729,8 @@ def low_liberty_playout_trace_kernel(state, rng, trace):
 PRIOR_CAPTURE = 3.0  # captures an opponent chain in atari (+ PRIOR_PER_STONE a stone)
 PRIOR_PER_STONE = 0.25  # up to 4 stones
 PRIOR_SAVE = 2.5  # extends an own chain in atari to two or more liberties
+PRIOR_LADDER_ESCAPE = -2.0  # instead of PRIOR_SAVE: the extension is captured in a ladder
+PRIOR_LADDER_CAPTURE = 2.0  # ataris an opponent chain that a ladder then captures
 PRIOR_PATTERN = 1.0  # matches a 3x3 pattern of PATTERNS_3X3
 PRIOR_NEAR_LAST = 1.0  # one of the 8 neighbours of the last move
 PRIOR_SELF_ATARI = -3.0  # a big self-atari
@@ -609,8 +742,9 @@ PRIOR_VALUE_PER_LOGIT = 0.2
 
 
 @njit(cache=True)
-def _point_logit(g, n, w, p, colour, last, table):
-    """The prior logit of ``colour`` playing the legal empty point ``p`` (see PRIOR_*)."""
+def _point_logit(g, n, w, p, colour, last, table, ladders):
+    """The prior logit of ``colour`` playing the legal empty point ``p`` (see PRIOR_*; the
+    ladder terms only with ``ladders``)."""
     if is_eye(g, w, p, colour):
         return PRIOR_OWN_EYE
     logit = 0.0
@@ -626,7 +760,12 @@ def _point_logit(g, n, w, p, colour, last, table):
     if captured > 0:
         logit += PRIOR_CAPTURE + PRIOR_PER_STONE * min(captured, 4)
     if touches_own_atari and _liberties_after(g, w, p, colour) >= 2:
-        logit += PRIOR_SAVE
+        if ladders and ladder_escape_fails(g, w, p, colour):
+            logit += PRIOR_LADDER_ESCAPE
+        else:
+            logit += PRIOR_SAVE
+    if ladders and captured == 0 and ladder_atari_captures(g, w, p, colour):
+        logit += PRIOR_LADDER_CAPTURE
     if captured == 0 and _is_big_self_atari(g, w, p, colour):
         logit += PRIOR_SELF_ATARI
     if table[neighbourhood_code(g, w, p)]:
@@ -645,6 +784,17 @@ def prior_kernel(state, mask, out, values):
     ``out[a]`` = softmax of each legal move's logit (:func:`_point_logit`; passing:
     PRIOR_PASS while a board move is legal), 0 where illegal; ``values[a]`` = the move's
     heuristic value ``tanh(PRIOR_VALUE_PER_LOGIT * logit)`` for the mover, 0 where illegal."""
+    _priors(state, mask, out, values, False)
+
+
+@njit(cache=True)
+def ladder_prior_kernel(state, mask, out, values):
+    """:func:`prior_kernel` with the ladder terms (PRIOR_LADDER_*)."""
+    _priors(state, mask, out, values, True)
+
+
+@njit(cache=True)
+def _priors(state, mask, out, values, ladders):
     n = state[SIZE]
     w = n + 1
     g = grid(state)
@@ -662,7 +812,7 @@ def prior_kernel(state, mask, out, values):
             out[a] = 0.0
             continue
         board_moves = True
-        out[a] = _point_logit(g, n, w, to_point(state, a), colour, last, table)
+        out[a] = _point_logit(g, n, w, to_point(state, a), colour, last, table, ladders)
         best = max(best, out[a])
     if pass_action < mask.shape[0] and mask[pass_action]:
         out[pass_action] = PRIOR_PASS if board_moves else 0.0

@@ -24,7 +24,7 @@ visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), `
 ``low_liberties`` (the playouts' low-liberty step, against the default playouts),
 ``ladder_priors`` (move priors that read ladders: a futile escape penalised, a working
 ladder atari favoured), ``ladders`` (those priors, and playouts that do not extend into a
-working ladder);
+working ladder), ``replies`` (last good reply with forgetting in the RAVE playouts);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
 ``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
 default itself: how a setting's value is chosen.
@@ -50,6 +50,7 @@ from boardzoo.knowledge.go import (
     ladder_prior_kernel,
     low_liberty_playout_kernel,
     low_liberty_playout_trace_kernel,
+    reply_playout_trace_kernel,
 )
 from boardzoo.wrappers.model import boardzoo_env
 
@@ -91,6 +92,14 @@ class GoWithLadders(Go):
     )
 
 
+class GoWithReplies(Go):
+    """Go whose RAVE playouts play and learn last good replies (for the comparison)."""
+
+    knowledge = Knowledge(
+        **{**KNOWLEDGE.__dict__, "playout_trace_kernel": reply_playout_trace_kernel}
+    )
+
+
 class OnOtherPlayouts:
     """Plays ``inner`` on a copy of the env whose Go is ``game_class`` (other playouts)."""
 
@@ -121,6 +130,7 @@ FEATURES = {
     "low_liberties": ("", ""),
     "ladder_priors": ("", ""),
     "ladders": ("", ""),
+    "replies": ("", ""),
 }
 #: features that are game knowledge (playouts, priors): (Go for the side with it, for the side
 #: without)
@@ -129,6 +139,7 @@ PLAYOUT_FEATURES = {
     "low_liberties": ((GoWithLowLiberties, "with the low-liberty step"), None),
     "ladder_priors": ((GoWithLadderPriors, "with ladder priors"), None),
     "ladders": ((GoWithLadders, "with ladder priors and playouts"), None),
+    "replies": ((GoWithReplies, "with last good replies"), None),
 }
 
 

@@ -10,6 +10,7 @@ from benchmarks.go_strength import (
     GoWithLadders,
     GoWithLowLiberties,
     GoWithoutPatterns,
+    GoWithReplies,
     OnOtherPlayouts,
     feature_agents,
     tuned_agents,
@@ -79,3 +80,15 @@ def test_the_ladder_features_read_ladders_on_one_side_only(feature, game_class, 
     assert game_class.knowledge.prior_kernel is knowledge.ladder_prior_kernel
     assert game_class.knowledge.playout_kernel is playouts
     assert knowledge.KNOWLEDGE.prior_kernel is knowledge.prior_kernel
+
+
+def test_replies_play_the_reply_playouts_under_rave_on_one_side_only():
+    with_it, without = feature_agents("replies", 0.05, seed=3)
+    assert isinstance(without, MCTSAgent)
+    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithReplies
+    assert GoWithReplies.knowledge.playout_trace_kernel is knowledge.reply_playout_trace_kernel
+    assert knowledge.KNOWLEDGE.playout_trace_kernel is knowledge.pattern_playout_trace_kernel
+    env = make_env("go", board_size=7)
+    env.reset(seed=0)
+    action = with_it.act(env)
+    assert env.observe(env.agent_selection)["action_mask"][action]

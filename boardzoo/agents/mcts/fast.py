@@ -116,7 +116,7 @@ def run_simulations(
     priors = np.zeros((2, num_actions))  # priors and heuristic values per action
     state = np.empty_like(root_state)
     path = np.empty(MAX_TREE_DEPTH, np.int64)
-    trace = np.empty(65536 if cfg.rave else 0, np.int64)
+    trace = np.zeros(65536 if cfg.rave else 0, np.int64)  # zeroed: playouts may keep tables in it
     last_play = np.full((2, num_actions if cfg.rave else 0), -1, np.int64)
     solver = cfg.solver
     done = 0

@@ -342,14 +342,20 @@ def neighbourhood_code(g, w, p):
 
 
 # ----------------------------------------------------------------------- playout policy
+@njit(cache=True, inline="always")
+def _point_at(state, ply):
+    """Padded point of the move at ``ply`` (0 for a pass or before the game)."""
+    if ply < 0:
+        return 0
+    action = state[history_start(state) + ply] // 2
+    n = state[SIZE]
+    return 0 if action == n * n else to_point(state, action)
+
+
 @njit(cache=True)
 def _last_point(state):
     """Padded point of the last move, or 0 when there is none or it was a pass."""
-    if state[PLY] == 0:
-        return 0
-    action = state[history_start(state) + state[PLY] - 1] // 2
-    n = state[SIZE]
-    return 0 if action == n * n else to_point(state, action)
+    return _point_at(state, state[PLY] - 1)
 
 
 @njit(cache=True)
@@ -575,16 +581,6 @@ receive the playout's moves (for RAVE), the rest holds the reply tables, which p
 one playout to the next of a search (the search zeroes the buffer when it starts)."""
 
 _NO_REPLIES = np.zeros(0, dtype=np.int64)
-
-
-@njit(cache=True)
-def _point_at(state, ply):
-    """Padded point of the move at ``ply`` (0 for a pass or before the game)."""
-    if ply < 0:
-        return 0
-    action = state[history_start(state) + ply] // 2
-    n = state[SIZE]
-    return 0 if action == n * n else to_point(state, action)
 
 
 @njit(cache=True)

@@ -309,10 +309,13 @@ def test_without_the_low_liberty_step_the_two_liberty_atari_is_rarer():
 
 @pytest.mark.parametrize("playout", [
     knowledge.low_liberty_playout_trace_kernel, knowledge.ladder_playout_trace_kernel,
+    knowledge.reply_playout_trace_kernel,
 ])
 def test_the_optional_playout_steps_play_legally_to_the_end_and_never_fill_own_eyes(playout):
+    """One zeroed buffer across the playouts, as in a search (the reply playouts keep their
+    tables in it, so later playouts play learnt replies)."""
     game = Go(9)
-    trace = np.empty(game.max_moves, np.int64)
+    trace = np.zeros(65536, np.int64)
     for seed in range(6):
         played = game.initial_state()
         plies = playout(played, make_rng(seed), trace)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boardzoo.envs import go, go_board
+from boardzoo.envs import go_board
 from boardzoo.envs.core import OUTCOME, P0_WINS, P1_WINS
 from boardzoo.envs.go import Go
 from boardzoo.knowledge import go as knowledge
@@ -111,20 +111,11 @@ def test_a_stored_reply_on_an_occupied_point_is_not_played():
     assert LAST not in firsts and len(set(firsts)) > 5
 
 
-def test_reply_playouts_play_legally_to_the_end_and_never_fill_own_eyes():
-    """One buffer across the playouts, as in a search: later playouts play learnt replies."""
+def test_the_tables_fill_over_a_search_s_playouts():
     game = Go(9)
     buffer = np.zeros(BUFFER, np.int64)
-    for seed in range(30):
-        end = game.initial_state()
-        plies = knowledge.reply_playout_trace_kernel(end, make_rng(seed), buffer)
-        assert end[go_board.PASSES] == 2 or end[go.PLY] == game.max_moves
-        state = game.initial_state()
-        for action in buffer[:plies]:
-            assert game.legal_mask(state)[action], game.action_to_str(action)
-            if action < 81:
-                grid, colour = go_board.grid(state), int(state[go.TO_PLAY]) + 1
-                assert not go_board.is_eye(grid, 10, go_board.to_point(state, action), colour)
-            state = game.step(state, int(action))
-        assert np.array_equal(state, end)
-    assert np.count_nonzero(replies_of(buffer)) > 100
+    for seed in range(10):
+        knowledge.reply_playout_trace_kernel(game.initial_state(), make_rng(seed), buffer)
+    stored = replies_of(buffer)[np.flatnonzero(replies_of(buffer))]
+    assert stored.size > 100
+    assert set(stored.tolist()) <= {int(go_board.to_point(OPENED[1], a)) for a in range(81)}

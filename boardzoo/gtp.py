@@ -38,12 +38,14 @@ def find_gnugo() -> str | None:
 
 
 class GtpError(RuntimeError):
-    """A GTP engine answered ``? message``, did not answer in time, or has exited."""
+    """A GTP engine answered ``? message``, did not answer in time, or has exited
+    (``engine_exited``: it ended on its own, e.g. crashed, rather than answering)."""
 
-    def __init__(self, command: str, message: str):
+    def __init__(self, command: str, message: str, engine_exited: bool = False):
         super().__init__(f"GTP command {command!r} failed: {message}")
         self.command = command
         self.message = message
+        self.engine_exited = engine_exited
 
 
 class GtpEngine:
@@ -82,12 +84,13 @@ class GtpEngine:
         if not command or "\n" in command:
             raise GtpError(command, "a GTP command is one non-empty line")
         if self._process.poll() is not None:
-            raise GtpError(command, f"the engine has exited (code {self._process.returncode})")
+            raise GtpError(command, f"the engine has exited (code {self._process.returncode})",
+                           engine_exited=True)
         try:
             self._process.stdin.write(command + "\n")
             self._process.stdin.flush()
         except (BrokenPipeError, ValueError):
-            raise GtpError(command, "the engine has exited") from None
+            raise GtpError(command, "the engine has exited", engine_exited=True) from None
         return self._reply(command)
 
     def _reply(self, command: str) -> str:
@@ -116,7 +119,7 @@ class GtpEngine:
             message = f"no reply within {self.timeout} s; the engine was stopped"
             raise GtpError(command, message) from None
         if line is None:
-            raise GtpError(command, "the engine exited before answering")
+            raise GtpError(command, "the engine exited before answering", engine_exited=True)
         return line
 
     def _read_lines(self) -> None:

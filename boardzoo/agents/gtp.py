@@ -13,7 +13,7 @@ from typing import Any
 
 from boardzoo.envs.sgf import parse_sgf
 from boardzoo.errors import InvalidOptionError
-from boardzoo.gtp import GtpEngine, find_gnugo
+from boardzoo.gtp import GtpEngine, GtpError, find_gnugo
 from boardzoo.wrappers.model import boardzoo_env
 
 __all__ = ["GTPAgent", "GnuGoAgent", "gnugo_command"]
@@ -38,8 +38,9 @@ class GTPAgent:
 
     ``command(rules) -> argv`` builds the engine's command line from the env's rule options
     (``board_size, komi, ko, suicide``) so that the engine plays by the same rules; the engine
-    starts at the first move and restarts if the rules change. An engine that resigns is
-    answered with a pass (boardzoo's Go has no resign move); give engines their
+    starts at the first move and restarts if the rules change, or once if it dies during a
+    move (a second death in the same position raises :class:`GtpError`). An engine that
+    resigns is answered with a pass (boardzoo's Go has no resign move); give engines their
     never-resign option.
     """
 
@@ -59,6 +60,24 @@ class GTPAgent:
         raw = boardzoo_env(env)
         if raw is None or raw.game.name != "go":
             raise InvalidOptionError("a GTP agent plays boardzoo's Go envs only")
+        try:
+            return self._genmove(raw)
+        except GtpError as err:
+            if not err.engine_exited:
+                raise
+        # The engine died (GNU Go 3.8 segfaults in rare long 19x19 games): a fresh engine
+        # gets the whole record again, once, so a match does not lose the game to it.
+        self.close()
+        try:
+            return self._genmove(raw)
+        except GtpError as err:
+            if err.engine_exited:
+                raise GtpError(err.command, f"{err.message}; it died again after a restart "
+                               "in the same position", engine_exited=True) from None
+            raise
+
+    def _genmove(self, raw: Any) -> int:
+        """Replay ``raw``'s record into the engine and ask it for the side to move's move."""
         engine = self._engine_for(raw.game.options)
         record = parse_sgf(raw.position())
         engine.send("clear_board")

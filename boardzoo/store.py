@@ -9,7 +9,9 @@ computed from it. Guarantees, for any number of processes on one file:
   (host, process id) and a lease; claims are taken in ``BEGIN IMMEDIATE`` transactions with
   a busy timeout (a deferred transaction cannot be upgraded to a write under contention,
   and a SELECT-then-UPDATE outside one duplicates work). A claim whose owner has died (a
-  process of this host that no longer exists) or whose lease ran out is taken over.
+  process of this host that no longer exists) is taken over, and another host's claim once
+  its lease ran out; a live process of this host keeps its claim however long its game
+  takes (a 19x19 game outlasts any sensible lease).
 * **Nothing lost.** Every write is one transaction in WAL mode with ``synchronous=FULL``: a
   crash loses at most the games being played, never a stored one.
 * **Nothing mixed.** A match is identified by everything that defines it (the caller's
@@ -190,11 +192,10 @@ class ResultsStore:
         with self._write() as db:
             done = {row[0] for row in db.execute(
                 "SELECT game_id FROM games WHERE match_id = ?", (match_id,))}
-            held = dict(db.execute(
-                "SELECT game_id, owner FROM claims WHERE match_id = ? AND expires > ?",
-                (match_id, time.time())))
+            held = {game_id: (owner, expires) for game_id, owner, expires in db.execute(
+                "SELECT game_id, owner, expires FROM claims WHERE match_id = ?", (match_id,))}
             for game_id in game_ids:
-                if game_id in done or (game_id in held and self._alive(held[game_id])):
+                if game_id in done or (game_id in held and self._alive(*held[game_id])):
                     continue
                 db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
                            (match_id, game_id, self.owner, time.time() + self.lease_seconds))
@@ -206,12 +207,13 @@ class ResultsStore:
         """Whether another live owner holds a claim on one of ``game_ids`` not yet stored."""
         wanted = set(game_ids)
         rows = self._db.execute(
-            "SELECT c.game_id, c.owner FROM claims c WHERE c.match_id = ? AND c.expires > ? "
+            "SELECT c.game_id, c.owner, c.expires FROM claims c WHERE c.match_id = ? "
             "AND c.owner != ? AND NOT EXISTS (SELECT 1 FROM games g WHERE "
             "g.match_id = c.match_id AND g.game_id = c.game_id)",
-            (match_id, time.time(), self.owner),
+            (match_id, self.owner),
         )
-        return any(game_id in wanted and self._alive(owner) for game_id, owner in rows)
+        return any(game_id in wanted and self._alive(owner, expires)
+                   for game_id, owner, expires in rows)
 
     def release(self) -> None:
         """Give back every claim of this owner (on a clean stop, so others need not wait)."""
@@ -222,14 +224,15 @@ class ResultsStore:
         db.execute("UPDATE claims SET expires = ? WHERE owner = ?",
                    (time.time() + self.lease_seconds, self.owner))
 
-    def _alive(self, owner: str) -> bool:
+    def _alive(self, owner: str, expires: float) -> bool:
         """Whether a claim's owner may still be working: this owner, another host's (trusted
-        until its lease ends), or a process of this host that still exists."""
+        until its lease ``expires``), or a process of this host that still exists (whatever
+        its lease says)."""
         if owner == self.owner:
             return True
         host, _, rest = owner.partition(":")
         if host != socket.gethostname():
-            return True
+            return expires > time.time()
         try:
             os.kill(int(rest.partition(":")[0]), 0)
         except ProcessLookupError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -248,3 +249,47 @@ def test_game_sink_loses_no_game_and_counts_none_twice(tmp_path):
         with pytest.raises(KeyError):
             sink.get_game("g999")
         assert results.sink("another").game_ids() == set()
+
+
+def _claim_held_by(path, owner: str, expires_in: float) -> tuple[ResultsStore, int]:
+    """A store whose game "0" of a new match is claimed by ``owner``, its lease ending in
+    ``expires_in`` seconds (negative: already ran out)."""
+    results = ResultsStore(path)
+    match_id = results.match({"game": "tictactoe", "test": "claims"})
+    with results._write() as db:
+        db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)",
+                   (match_id, "0", owner, time.time() + expires_in))
+    return results, match_id
+
+
+def test_a_live_local_process_keeps_its_claim_after_the_lease_runs_out(tmp_path):
+    """A 19x19 game outlasts the lease: a second worker must not play it again."""
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as other:
+        try:
+            owner = f"{socket.gethostname()}:{other.pid}:abcd"
+            results, match_id = _claim_held_by(tmp_path / "s.sqlite", owner, expires_in=-3600)
+            with results:
+                assert results.pending_elsewhere(match_id, ["0", "1"])
+                assert results.claim(match_id, ["0", "1"]) == "1"
+        finally:
+            other.kill()
+
+
+def test_a_dead_local_process_s_claim_is_taken_over_whatever_its_lease(tmp_path):
+    with subprocess.Popen([sys.executable, "-c", "pass"]) as gone:
+        gone.wait()
+    owner = f"{socket.gethostname()}:{gone.pid}:abcd"
+    results, match_id = _claim_held_by(tmp_path / "s.sqlite", owner, expires_in=3600)
+    with results:
+        assert not results.pending_elsewhere(match_id, ["0"])
+        assert results.claim(match_id, ["0", "1"]) == "0"
+
+
+@pytest.mark.parametrize(("expires_in", "taken_over"), [(3600, False), (-1, True)])
+def test_another_host_s_claim_is_trusted_until_its_lease_runs_out(tmp_path, expires_in,
+                                                                  taken_over):
+    owner = "some-other-host:12345:abcd"
+    results, match_id = _claim_held_by(tmp_path / "s.sqlite", owner, expires_in)
+    with results:
+        assert results.pending_elsewhere(match_id, ["0"]) is not taken_over
+        assert results.claim(match_id, ["0", "1"]) == ("0" if taken_over else "1")

@@ -104,7 +104,8 @@ def test_an_engine_that_dies_again_after_the_restart_is_an_error(tmp_path):
     env.reset()
     agent, count = crashing_agent(tmp_path, deaths=2)
     try:
-        with pytest.raises(GtpError, match="died again after a restart") as raised:
+        with pytest.raises(GtpError, match=r"died again after a restart in the same "
+                           r"position, \(;GM\[1\]") as raised:
             agent.act(env)
         assert raised.value.engine_exited and count.read_text() == "0"
     finally:

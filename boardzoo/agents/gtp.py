@@ -73,7 +73,8 @@ class GTPAgent:
         except GtpError as err:
             if err.engine_exited:
                 raise GtpError(err.command, f"{err.message}; it died again after a restart "
-                               "in the same position", engine_exited=True) from None
+                               f"in the same position, {raw.position()}",
+                               engine_exited=True) from None
             raise
 
     def _genmove(self, raw: Any) -> int:

@@ -189,6 +189,11 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_argument("--supervised-steps", type=int, default=None,
                           help="gradient steps of that warm start (default: ~4 passes)")
     training.add_argument(
+        "--init-from", default=None, metavar="CHECKPOINT",
+        help="a new run's network starts from this checkpoint (a file or a shipped name, e.g. "
+        "connect_four); its game, options and blocks x channels must be the run's",
+    )
+    training.add_argument(
         "--learner", choices=["auto", "driver", "actor"], default=None,
         help="where the gradient steps run: this process, or a Ray actor (on a GPU node of "
         "the cluster when it has one); auto (default): that actor only when the cluster has "
@@ -452,7 +457,8 @@ def run_train(args: argparse.Namespace) -> int:
     values = TrainConfig.read_options(args.config) if args.config else {}
     flags = {"minutes": args.minutes, "iterations": args.iterations, "workers": args.workers,
              "seed": args.seed, "from_records": args.from_records,
-             "supervised_steps": args.supervised_steps, "learner": args.learner}
+             "supervised_steps": args.supervised_steps, "init_from": args.init_from,
+             "learner": args.learner}
     values.update({k: v for k, v in flags.items() if v is not None})
     if args.iterations is not None and args.minutes is None:
         values["minutes"] = None  # an iteration budget alone

@@ -313,6 +313,50 @@ def test_a_resumed_run_takes_changed_options_but_not_a_new_network(tmp_path, cap
     assert json.loads((out / "config.json").read_text()) == saved  # refused: unchanged
 
 
+def test_a_new_run_can_start_from_a_trained_networks_weights(tmp_path):
+    """--init-from: the new run's weights are the checkpoint's (a learning rate of 1e-12 keeps
+    them there through one iteration; batch-norm statistics still move), not fresh ones; a
+    checkpoint of another shape or game is refused before anything is written, and a resumed
+    run cannot change it."""
+    first = tmp_path / "first"
+    train("tictactoe", TrainConfig(**{**TINY, "iterations": 1, "seed": 1}), out=first,
+          progress=False)
+    start = _weights(first / "latest.pt")
+    still = {**TINY, "iterations": 1, "learning_rate": 1e-12}
+    assert cli_main(["train", "tictactoe", "--init-from", str(first / "latest.pt"), "--config",
+                     _json_file(tmp_path / "still.json", still), "--out",
+                     str(tmp_path / "cont")]) == 0
+    train("tictactoe", TrainConfig(**still), out=tmp_path / "fresh", progress=False)
+    continued, fresh = _weights(tmp_path / "cont" / "latest.pt"), _weights(tmp_path / "fresh"
+                                                                           / "latest.pt")
+    learned = [name for name, _ in AlphaZeroNet.for_game(
+        make_game("tictactoe"), NetworkConfig(1, 8)).named_parameters()]  # (not batch stats)
+    for name in learned:
+        assert torch.allclose(continued[name], start[name], atol=1e-6), name
+    assert not all(torch.allclose(fresh[name], start[name], atol=1e-3) for name in learned)
+    saved = json.loads((tmp_path / "cont" / "config.json").read_text())
+    assert saved["init_from"] == str(first / "latest.pt")
+    with pytest.raises(CheckpointError, match="1x8 network .*this run's is 2x8"):
+        train("tictactoe", TrainConfig(**{**still, "blocks": 2,
+                                          "init_from": str(first / "latest.pt")}),
+              out=tmp_path / "wider", progress=False)
+    assert not (tmp_path / "wider" / "config.json").exists()
+    with pytest.raises(CheckpointError, match=r"is for TicTacToe\(\), not ConnectFour"):
+        train("connect_four", TrainConfig(**{**still, "init_from": str(first / "latest.pt")}),
+              out=tmp_path / "c4", progress=False)
+    with pytest.raises(CheckpointError, match="no AlphaZero checkpoint 'nope'.*shipped ones"):
+        train("tictactoe", TrainConfig(**{**still, "init_from": "nope"}),
+              out=tmp_path / "nope", progress=False)
+    with pytest.raises(InvalidOptionError, match="cannot change init_from"):
+        train("tictactoe", out=tmp_path / "cont", resume=True, progress=False,
+              changes={"init_from": "tictactoe"})
+
+
+def _json_file(path: Path, values: dict) -> str:
+    path.write_text(json.dumps(values))
+    return str(path)
+
+
 @pytest.mark.slow
 def test_kill_9_mid_iteration_then_resume(tmp_path):
     """A real ``boardzoo train`` process killed with SIGKILL while it plays, then resumed."""

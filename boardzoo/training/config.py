@@ -62,6 +62,7 @@ class TrainConfig:
     # supervised warm start (AlphaGo): labelled positions trained on before self-play
     from_records: str | None = None  # a labelled-position JSON Lines file (training.labels)
     supervised_steps: int | None = None  # None: ~4 passes over the labelled positions
+    init_from: str | None = None  # a checkpoint (file or shipped name) the network starts from
     # learner
     replay_window: int = 20_000  # positions
     batch_size: int = 128

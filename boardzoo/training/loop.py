@@ -36,6 +36,8 @@ import torch
 
 from boardzoo.agents.alphazero.checkpoint import (
     atomic_write_bytes,
+    load_checkpoint,
+    resolve_checkpoint,
     safe_torch_load,
     save_checkpoint,
     torch_bytes,
@@ -128,13 +130,31 @@ def _train(game: str, config: TrainConfig, out: Path, resume: bool, changed: boo
     torch.manual_seed(config.seed)
     rules = make_game(game, **config.game_options)
     device = pick_device(config.device)
-    net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels)).to(device)
+    net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
+    if config.init_from and not (out / "state.pt").exists():  # (a resumed run has its own)
+        _start_from_checkpoint(net, rules, config.init_from)
+    net = net.to(device)
     with contextlib.closing(_learner(game, net, config, executor)) as learner:
         if changed:
             atomic_write_bytes(out / "config.json",
                                json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
         return _train_with(rules, config, out, resume, sink, pool, progress, on_iteration,
                            learner)
+
+
+def _start_from_checkpoint(net: AlphaZeroNet, rules: Game, name_or_path: str) -> None:
+    """Copy the weights of the checkpoint ``name_or_path`` (a file or a shipped name) into
+    ``net``: a new run that continues a trained network. Its game, options and network shape
+    must be this run's."""
+    path = resolve_checkpoint(name_or_path)
+    start = load_checkpoint(path, rules)
+    if start.net.config != net.config:
+        raise CheckpointError(
+            f"init_from {name_or_path!r} is a {start.net.config.blocks}x"
+            f"{start.net.config.channels} network (blocks x channels); this run's is "
+            f"{net.config.blocks}x{net.config.channels}: set blocks and channels to match"
+        )
+    net.load_state_dict(start.net.state_dict())
 
 
 def _learner(game: str, net: AlphaZeroNet, config: TrainConfig, executor: Executor) -> Learner:
@@ -374,7 +394,7 @@ def _import_game_folder(folder: Path, sink: GameSink) -> None:
     folder.rename(folder.with_name(folder.name + ".imported"))
 
 
-FIXED_ON_RESUME = ("blocks", "channels", "game_options", "seed")
+FIXED_ON_RESUME = ("blocks", "channels", "game_options", "init_from", "seed")
 
 
 def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bool,

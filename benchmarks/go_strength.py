@@ -37,9 +37,11 @@ from typing import Any
 
 from boardzoo.agents import make_agent
 from boardzoo.agents.gtp import GnuGoAgent
+from boardzoo.agents.mcts.parallel import available_cores
 from boardzoo.arena import play_match
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.go import Go
+from boardzoo.gtp_engine import default_agent
 from boardzoo.knowledge.base import Knowledge
 from boardzoo.knowledge.go import (
     KNOWLEDGE,
@@ -53,9 +55,6 @@ from boardzoo.knowledge.go import (
     reply_playout_trace_kernel,
 )
 from boardzoo.wrappers.model import boardzoo_env
-
-DEFAULT_GO_AGENT = "mcts"
-"""The spec of boardzoo's default Go agent (time per move added by the benchmark)."""
 
 
 class GoWithoutPatterns(Go):
@@ -143,13 +142,20 @@ PLAYOUT_FEATURES = {
 }
 
 
-def feature_agents(feature: str, time_limit: float, seed: int,
-                   extra: str = "") -> tuple[Any, Any]:
-    """(with the feature, without it) at ``time_limit`` seconds per move; ``extra``: more
-    options for the side with the feature."""
+def default_go_agent(time_limit: float, workers: int = 1) -> str:
+    """The spec of boardzoo's default Go agent (``boardzoo gtp``'s) at ``time_limit``
+    seconds per move, its trees sharing this process's cores with ``workers`` games."""
+    spec = default_agent(cores=available_cores() // workers)
+    return f"{spec}{',' if ':' in spec else ':'}time_limit={time_limit}"
+
+
+def feature_agents(feature: str, time_limit: float, seed: int, extra: str = "",
+                   workers: int = 1) -> tuple[Any, Any]:
+    """(with the feature, without it) at ``time_limit`` seconds per move, ``workers`` games
+    at a time; ``extra``: more options for the side with the feature."""
     if feature not in FEATURES:
         raise SystemExit(f"unknown feature {feature!r}: use one of {', '.join(FEATURES)}")
-    base = f"{DEFAULT_GO_AGENT}:time_limit={time_limit}"
+    base = default_go_agent(time_limit, workers)
     on, off = FEATURES[feature]
     with_it = make_agent(",".join(o for o in (base, on, extra) if o), seed=seed)
     without = make_agent(",".join(o for o in (base, off) if o), seed=seed + 1)
@@ -161,11 +167,13 @@ def feature_agents(feature: str, time_limit: float, seed: int,
     return with_it, without
 
 
-def tuned_agents(options: str, time_limit: float, seed: int) -> tuple[Any, Any]:
-    """(the default agent with ``options``, the default agent) at ``time_limit`` seconds."""
+def tuned_agents(options: str, time_limit: float, seed: int,
+                 workers: int = 1) -> tuple[Any, Any]:
+    """(the default agent with ``options``, the default agent) at ``time_limit`` seconds,
+    ``workers`` games at a time."""
     if not options:
         raise SystemExit("tune needs the options to try, e.g. prior_visits=50")
-    base = f"{DEFAULT_GO_AGENT}:time_limit={time_limit}"
+    base = default_go_agent(time_limit, workers)
     return make_agent(f"{base},{options}", seed=seed), make_agent(base, seed=seed + 1)
 
 
@@ -196,18 +204,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     options = {"board_size": args.size, "komi": 7.5}
     if args.what == "gnugo":
-        spec = args.agent or f"{DEFAULT_GO_AGENT}:time_limit={args.time}"
+        spec = args.agent or default_go_agent(args.time, args.workers)
         ours, theirs = make_agent(spec, seed=args.seed), GnuGoAgent(level=args.level)
         if args.knowledge:
             ours = OnOtherPlayouts(ours, *PLAYOUT_FEATURES[args.knowledge][0])
             spec += f" ({ours.spec['playouts']})"
         label = f"{spec} vs gnugo level {args.level}, {args.size}x{args.size}"
     elif args.what == "tune":
-        ours, theirs = tuned_agents(args.feature or "", args.time, args.seed)
+        ours, theirs = tuned_agents(args.feature or "", args.time, args.seed, args.workers)
         label = (f"default with {args.feature} vs default, {args.time} s per move, "
                  f"{args.size}x{args.size}")
     else:
-        ours, theirs = feature_agents(args.feature, args.time, args.seed, args.feature_options)
+        ours, theirs = feature_agents(args.feature, args.time, args.seed, args.feature_options,
+                                      args.workers)
         label = (f"{args.feature} on ({args.feature_options or 'defaults'}) vs off, "
                  f"{args.time} s per move, {args.size}x{args.size}")
     done = [0]

@@ -244,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
         "docs/gtp.md for the commands, the rules, the clock and pondering.",
     )
     gtp.add_argument("--game", choices=["go"], default="go", help="the game (GTP is Go's)")
-    gtp.add_argument("--agent", default=None, help="agent spec (default: the engine's Go agent)")
+    gtp.add_argument("--agent", default=None,
+                     help="agent spec (default: MCTS with the Go defaults, one tree per core)")
     gtp.add_argument("--size", type=int, default=19, help="board size at start (default 19)")
     gtp.add_argument("--komi", type=float, default=7.5)
     gtp.add_argument("--ko", default="positional",
@@ -632,7 +633,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_gtp(args: argparse.Namespace) -> int:
     from boardzoo.gtp_engine import (
-        DEFAULT_AGENT,
         DEFAULT_MOVE_TIME,
         TIME_MARGIN,
         GoGtpEngine,
@@ -640,7 +640,7 @@ def run_gtp(args: argparse.Namespace) -> int:
     )
 
     engine = GoGtpEngine(
-        agent=args.agent or DEFAULT_AGENT,
+        agent=args.agent,
         board_size=args.size,
         komi=args.komi,
         ko=args.ko,

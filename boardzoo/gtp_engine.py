@@ -43,6 +43,7 @@ import numpy as np
 
 from boardzoo import __version__
 from boardzoo.agents import make_agent
+from boardzoo.agents.mcts.parallel import available_cores
 from boardzoo.envs.aec import AGENTS, BoardGameEnv
 from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY
 from boardzoo.envs.go import Go
@@ -53,13 +54,14 @@ from boardzoo.knowledge.go import ownership_estimate_kernel
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import ClockView, GameClock, TimeControl, call_act
 
-__all__ = ["DEFAULT_AGENT", "DEFAULT_MOVE_TIME", "GtpFailure", "GoGtpEngine",
+__all__ = ["DEFAULT_MOVE_TIME", "MAX_THREADS", "GtpFailure", "default_agent", "GoGtpEngine",
            "gtp_time_control", "move_clock", "serve"]
 
-DEFAULT_AGENT = "mcts"
-#: seconds a move is given while the controller has set no time (``--move-time``)
+MAX_THREADS = 8
+"""Trees the default agent searches at most, one per core (root parallelism): each more
+tree adds less, and each holds its own nodes."""
 DEFAULT_MOVE_TIME = 1.0
-"""The agent ``boardzoo gtp`` plays with unless ``--agent`` says otherwise."""
+"""Seconds a move is given while the controller has set no time (``--move-time``)."""
 OWNERSHIP_PLAYOUTS = 400
 """Playouts behind one dead-stone estimate (about 0.1 s on 19x19)."""
 DEAD_BELOW = -0.2
@@ -72,6 +74,14 @@ the pass and eye checks, the reply) and the controller's lag, so that it never l
 through them."""
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 STATUSES = ("alive", "dead", "seki")
+
+
+def default_agent(cores: int | None = None) -> str:
+    """The agent ``boardzoo gtp`` plays unless told otherwise: ``MCTSAgent`` with the Go
+    defaults, searching one tree per core (``cores``, by default those this process may run
+    on; at most ``MAX_THREADS``), as a Go engine uses the machine it is given."""
+    threads = min(MAX_THREADS, max(1, available_cores() if cores is None else cores))
+    return "mcts" if threads == 1 else f"mcts:threads={threads}"
 
 
 class GtpFailure(BoardzooError):
@@ -87,7 +97,7 @@ class GoGtpEngine:
 
     def __init__(
         self,
-        agent: str = DEFAULT_AGENT,
+        agent: str | None = None,
         board_size: int = 19,
         komi: float = 7.5,
         ko: str = "positional",
@@ -109,8 +119,8 @@ class GoGtpEngine:
             raise InvalidOptionError(
                 f"move_time={move_time!r}: give seconds in (0, 3600], or None for the agent's "
                 "own budget")
-        self.agent_spec = agent
-        self.agent = make_agent(agent, seed=seed)
+        self.agent_spec = agent or default_agent()
+        self.agent = make_agent(self.agent_spec, seed=seed)
         self.ko, self.suicide = ko, bool(suicide)
         self.resign_below = resign_below
         self.ownership_playouts = ownership_playouts

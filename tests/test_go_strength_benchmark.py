@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks import go_strength
 from benchmarks.go_strength import (
     GoWithLadderPriors,
     GoWithLadders,
@@ -12,6 +13,7 @@ from benchmarks.go_strength import (
     GoWithoutPatterns,
     GoWithReplies,
     OnOtherPlayouts,
+    default_go_agent,
     feature_agents,
     tuned_agents,
 )
@@ -92,3 +94,19 @@ def test_replies_play_the_reply_playouts_under_rave_on_one_side_only():
     env.reset(seed=0)
     action = with_it.act(env)
     assert env.observe(env.agent_selection)["action_mask"][action]
+
+
+def test_the_default_agent_searches_one_tree_per_core_its_games_share(monkeypatch):
+    """boardzoo gtp's agent: one tree per available core, the cores split between the games
+    played at once, at most MAX_THREADS trees; the feature comparisons play it too."""
+    monkeypatch.setattr(go_strength, "available_cores", lambda: 4)
+    assert default_go_agent(1.0) == "mcts:threads=4,time_limit=1.0"
+    assert default_go_agent(1.0, workers=2) == "mcts:threads=2,time_limit=1.0"
+    assert default_go_agent(0.5, workers=4) == default_go_agent(0.5, workers=8) == (
+        "mcts:time_limit=0.5")
+    monkeypatch.setattr(go_strength, "available_cores", lambda: 64)
+    assert default_go_agent(1.0) == "mcts:threads=8,time_limit=1.0"
+    tried, default = tuned_agents("c=0.2", 0.25, seed=3, workers=2)
+    assert tried.threads == default.threads == 8 and tried.c == 0.2
+    with_it, without = feature_agents("rave", 0.25, seed=3, workers=16)
+    assert with_it.threads == without.threads == 4

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from boardzoo import gtp_engine
 from boardzoo.agents.gtp import gnugo_command
 from boardzoo.gtp import GtpEngine, GtpError, find_gnugo
 from boardzoo.gtp_engine import GoGtpEngine
@@ -118,6 +119,18 @@ def test_errors_are_answered_and_the_engine_keeps_running(tmp_path):
                           timeout=120)
     assert done.stdout == "= boardzoo\n\n=\n\n"
     exchange(script)
+
+
+def test_the_default_agent_searches_one_tree_per_core(monkeypatch):
+    """Like other Go engines, boardzoo gtp uses the cores it may run on: one MCTS tree each
+    (root parallelism), up to MAX_THREADS; one core, one tree."""
+    monkeypatch.setattr(gtp_engine, "available_cores", lambda: 2)
+    engine = GoGtpEngine(board_size=5)
+    assert engine.agent_spec == "mcts:threads=2" and engine.agent.threads == 2
+    monkeypatch.setattr(gtp_engine, "available_cores", lambda: 1)
+    assert GoGtpEngine(board_size=5).agent.threads == 1
+    assert gtp_engine.default_agent(cores=100) == f"mcts:threads={gtp_engine.MAX_THREADS}"
+    assert GoGtpEngine(agent=FAST_AGENT, board_size=5).agent.threads == 1
 
 
 def test_ko_recapture_and_illegal_suicide_are_refused():

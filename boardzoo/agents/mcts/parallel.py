@@ -12,6 +12,7 @@ agent's own tree is the one kept between moves).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -29,6 +30,14 @@ HELPER_CHUNK = 64
 MIN_PARALLEL_SIMULATIONS = 256
 """Runs asking for fewer simulations (the root's expansion, a visit for each child) are
 left to the agent's tree alone: starting threads would cost more than they add."""
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (macOS, Windows)
+        return os.cpu_count() or 1
 
 
 class RootHelpers:

@@ -389,21 +389,22 @@ def _play_stored(
         progress(seen)
     running: dict[Future, str] = {}
     try:
-        while True:
-            while len(running) < runner.workers:
-                game_id = results.claim(match, ids)
-                if game_id is None:
+        with results.claims_kept():  # (a game may outlast the lease)
+            while True:
+                while len(running) < runner.workers:
+                    game_id = results.claim(match, ids)
+                    if game_id is None:
+                        break
+                    running[runner.submit(_play_indexed, tasks[int(game_id)])] = game_id
+                if not running and not results.pending_elsewhere(match, ids):
                     break
-                running[runner.submit(_play_indexed, tasks[int(game_id)])] = game_id
-            if not running and not results.pending_elsewhere(match, ids):
-                break
-            finished, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
-            for future in finished:
-                results.put(match, running.pop(future), asdict(future.result()))
-            stored = results.count(match)
-            if progress and stored > seen:
-                progress(stored - seen)
-            seen = stored
+                finished, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    results.put(match, running.pop(future), asdict(future.result()))
+                stored = results.count(match)
+                if progress and stored > seen:
+                    progress(stored - seen)
+                seen = stored
     finally:
         with contextlib.suppress(Exception):
             results.release()

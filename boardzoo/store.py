@@ -10,8 +10,8 @@ computed from it. Guarantees, for any number of processes on one file:
   a busy timeout (a deferred transaction cannot be upgraded to a write under contention,
   and a SELECT-then-UPDATE outside one duplicates work). A claim whose owner has died (a
   process of this host that no longer exists) is taken over, and another host's claim once
-  its lease ran out; a live process of this host keeps its claim however long its game
-  takes (a 19x19 game outlasts any sensible lease).
+  its lease ran out (a live owner renews its leases while it plays, however long its games
+  take); a live process of this host keeps its claim whatever its lease says.
 * **Nothing lost.** Every write is one transaction in WAL mode with ``synchronous=FULL``: a
   crash loses at most the games being played, never a stored one.
 * **Nothing mixed.** A match is identified by everything that defines it (the caller's
@@ -33,6 +33,7 @@ import json
 import os
 import socket
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -70,7 +71,8 @@ class ResultsStore:
     """One SQLite results file (created if missing); see the module docstring.
 
     ``lease_seconds``: how long a claim stays with an owner that cannot be checked (another
-    host) before others may take it over; an owner renews its claims whenever it writes.
+    host) before others may take it over; an owner renews its claims whenever it writes, and
+    while it plays (:meth:`claims_kept`).
     One store object per process (connections are not shared across ``fork``).
     """
 
@@ -79,6 +81,7 @@ class ResultsStore:
     ):
         self.path = Path(path)
         self.lease_seconds = lease_seconds
+        self.busy_timeout = busy_timeout
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -219,6 +222,37 @@ class ResultsStore:
         """Give back every claim of this owner (on a clean stop, so others need not wait)."""
         with self._write() as db:
             db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+
+    @contextlib.contextmanager
+    def claims_kept(self) -> Iterator[None]:
+        """While the block runs, a thread renews this owner's claims every quarter of the
+        lease, so that a game longer than the lease (even one played in this very thread)
+        keeps its claim on a store shared with other hosts, which cannot see whether this
+        process lives."""
+        if str(self.path) == ":memory:":  # (no other process can open it)
+            yield
+            return
+        stop = threading.Event()
+        thread = threading.Thread(target=self._renew_until, args=(stop,), daemon=True,
+                                  name="boardzoo-store-claims")
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+    def _renew_until(self, stop: threading.Event) -> None:
+        """Renew this owner's claims every quarter lease until ``stop`` (own connection: one
+        SQLite connection is not shared between threads); a busy store is retried later."""
+        db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        try:
+            while not stop.wait(self.lease_seconds / 4):
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("UPDATE claims SET expires = ? WHERE owner = ?",
+                               (time.time() + self.lease_seconds, self.owner))
+        finally:
+            db.close()
 
     def _renew(self, db: sqlite3.Connection) -> None:
         db.execute("UPDATE claims SET expires = ? WHERE owner = ?",

@@ -7,12 +7,14 @@ move for move with an uninterrupted one.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -293,3 +295,40 @@ def test_another_host_s_claim_is_trusted_until_its_lease_runs_out(tmp_path, expi
     with results:
         assert results.pending_elsewhere(match_id, ["0"]) is not taken_over
         assert results.claim(match_id, ["0", "1"]) == ("0" if taken_over else "1")
+
+
+class _SlowRandom(RandomAgent):
+    """A random player that thinks 0.5 s a move: a game longer than a short lease."""
+
+    def act(self, env, *args, **kwargs):
+        time.sleep(0.5)
+        return super().act(env, *args, **kwargs)
+
+
+def test_a_game_longer_than_the_lease_keeps_its_claim_for_other_hosts(tmp_path):
+    """Another host cannot see whether a claim's process lives, only its lease: the player
+    renews its leases while it plays, so the claim never runs out during a game that takes
+    several leases (here 1 s leases, and games of 0.5 s moves played in-process)."""
+    path = tmp_path / "s.sqlite"
+    remaining: list[float] = []
+    stop = threading.Event()
+
+    def watch() -> None:  # what another host would read: the claims' time left
+        db = sqlite3.connect(path, timeout=30)
+        while not stop.wait(0.05):
+            with contextlib.suppress(sqlite3.Error):
+                remaining.extend(expires - time.time() for (expires,) in
+                                 db.execute("SELECT expires FROM claims"))
+        db.close()
+
+    with ResultsStore(path, lease_seconds=1.0) as results:
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            result = play_match("tictactoe", _SlowRandom(0), _SlowRandom(1), games=2,
+                                store=results)
+        finally:
+            stop.set()
+            watcher.join()
+    assert result.games == 2 and all(sum(r.seconds) > 1.2 for r in result.records)
+    assert len(remaining) > 20 and min(remaining) > 0

@@ -249,8 +249,7 @@ class ResultsStore:
         try:
             while not stop.wait(self.lease_seconds / 4):
                 with contextlib.suppress(sqlite3.Error):
-                    db.execute("UPDATE claims SET expires = ? WHERE owner = ?",
-                               (time.time() + self.lease_seconds, self.owner))
+                    self._renew(db)
         finally:
             db.close()
 

@@ -153,6 +153,38 @@ def test_replay_rebuilds_targets_and_refuses_inconsistent_records():
     assert len({p.tobytes() for p in pis}) > 1  # augmented under several symmetries
 
 
+def test_anchored_labels_are_a_fixed_share_of_every_batch_and_never_pushed_out(tmp_path):
+    game = make_game("tictactoe")
+    plain = {"id": "g", "moves": [4, 0, 8], "returns": [0.0, 0.0],
+             "targets": [{"ply": 0, "actions": [4], "probs": [1.0]}]}
+    label = (game.observe(game.initial_state(), 0), game.legal_mask(game.initial_state()),
+             np.full(9, 1 / 9, np.float32), 1.0)  # z = 1: only labels have it
+    buffer = ReplayBuffer(game, window=3)
+    buffer.anchor([label] * 5, share=0.25)
+    assert (buffer.sample(16, np.random.default_rng(0))[3] == 1.0).all()  # empty window
+    for _ in range(10):  # far more than the window holds
+        buffer.add_game(plain)
+    for seed in range(5):
+        zs = buffer.sample(16, np.random.default_rng(seed))[3]
+        assert (zs == 1.0).sum() == 4 and (zs == 0.0).sum() == 12
+    with pytest.raises(InvalidOptionError, match="label_share needs labelled positions"):
+        TrainConfig(label_share=0.25)
+    with pytest.raises(InvalidOptionError, match="label_share=1.0"):
+        TrainConfig(label_share=1.0, from_records="labels.jsonl")
+    # in a run: the labels stay in the replay as the window fills
+    from boardzoo.training.loop import _replay_with_labels
+
+    config = TrainConfig(**{**TINY, "from_records": "x", "label_share": 0.5})
+    replay = _replay_with_labels(game, config, [label] * 3)
+    for _ in range(200):
+        replay.add_game(plain)
+    assert (replay.sample(16, np.random.default_rng(0))[3] == 1.0).sum() == 8
+    seeded = _replay_with_labels(game, TrainConfig(**{**TINY, "from_records": "x"}), [label] * 3)
+    for _ in range(200):
+        seeded.add_game(plain)
+    assert (seeded.sample(16, np.random.default_rng(0))[3] == 1.0).sum() == 0  # pushed out
+
+
 # ---------------------------------------------------------------- reproducible, resumable
 def test_one_seed_gives_identical_games_and_weights(tmp_path):
     config = TrainConfig(**TINY)

@@ -63,6 +63,7 @@ class TrainConfig:
     from_records: str | None = None  # a labelled-position JSON Lines file (training.labels)
     supervised_steps: int | None = None  # None: ~4 passes over the labelled positions
     init_from: str | None = None  # a checkpoint (file or shipped name) the network starts from
+    label_share: float = 0.0  # > 0: labels kept out of the window, this share of every batch
     # learner
     replay_window: int = 20_000  # positions
     batch_size: int = 128
@@ -95,6 +96,7 @@ class TrainConfig:
             "full_search_prob": 0 < self.full_search_prob <= 1,
             "dirichlet_epsilon": 0 <= self.dirichlet_epsilon <= 1,
             "replay_window": self.replay_window >= self.batch_size,
+            "label_share": 0 <= self.label_share < 1,
             "batch_size": self.batch_size >= 1,
             "optimizer": self.optimizer in ("adam", "sgd"),
             "lr_schedule": self.lr_schedule in ("constant", "cosine"),
@@ -104,6 +106,9 @@ class TrainConfig:
             "channels": self.channels >= 1,
             "learner": self.learner in ("auto", "driver", "actor"),
         }
+        if self.label_share > 0 and not self.from_records:
+            raise InvalidOptionError("TrainConfig: label_share needs labelled positions "
+                                     "(from_records)")
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
             values = ", ".join(f"{name}={getattr(self, name)!r}" for name in bad)

@@ -180,8 +180,7 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
     if resume and (out / "state.pt").exists():  # (killed before its first save: start over)
         iteration, elapsed, best_step = _load_state(out / "state.pt", learner, best)
     labelled = _labelled_positions(rules, config)
-    replay = ReplayBuffer(rules, config.replay_window)
-    replay.add_positions(labelled[-config.replay_window:])  # self-play pushes them out
+    replay = _replay_with_labels(rules, config, labelled)
     for it in range(1, iteration + 1):
         _add_iteration(replay, sink, _tasks(config, it))
     log = _read_log(out / "log.csv")
@@ -300,6 +299,17 @@ def _labelled_positions(rules: Game, config: TrainConfig) -> list:
     from boardzoo.training.labels import load_labelled
 
     return load_labelled(str(config.from_records), rules) if config.from_records else []
+
+
+def _replay_with_labels(rules: Game, config: TrainConfig, labelled: list) -> ReplayBuffer:
+    """The replay buffer, the labels in it: anchored as ``label_share`` of every batch, or
+    (share 0) seeding the window, where self-play pushes them out."""
+    replay = ReplayBuffer(rules, config.replay_window)
+    if labelled and config.label_share > 0:
+        replay.anchor(labelled, config.label_share)
+    else:
+        replay.add_positions(labelled[-config.replay_window:])
+    return replay
 
 
 def _warm_start(rules: Game, config: TrainConfig, learner: Learner, positions: list,

@@ -45,17 +45,20 @@ def positions_of(game: Game, record: dict[str, Any]):
 
 
 class ReplayBuffer:
-    """The last ``window`` positions (oldest dropped first), sampled uniformly."""
+    """The last ``window`` positions (oldest dropped first), sampled uniformly; optionally
+    with anchored positions that make up a fixed share of every batch (:meth:`anchor`)."""
 
     def __init__(self, game: Game, window: int):
         self.game = game
         self.window = window
         self._positions: deque = deque(maxlen=window)
+        self._anchors: list = []
+        self._anchor_share = 0.0
         self._symmetries = symmetries(game)
         self.games = 0
 
     def __len__(self) -> int:
-        return len(self._positions)
+        return len(self._positions) + len(self._anchors)
 
     def add_game(self, record: dict[str, Any]) -> int:
         """Add a game's positions; returns how many it had."""
@@ -68,11 +71,19 @@ class ReplayBuffer:
         """Add ready-made positions (planes, mask, pi, z), e.g. labelled ones."""
         self._positions.extend(positions)
 
+    def anchor(self, positions: list, share: float) -> None:
+        """Keep ``positions`` (e.g. solver labels) apart from the window, never pushed out:
+        ``round(share * batch_size)`` of every batch are drawn from them, the rest from the
+        window (all of it from them while the window is empty)."""
+        if not 0 < share < 1 or not positions:
+            raise ValueError(f"anchor: needs positions and a share in (0, 1), got {share!r}")
+        self._anchors = list(positions)
+        self._anchor_share = share
+
     def sample(self, batch_size: int, rng: np.random.Generator, augment: bool = True):
         """A batch ``(planes [B, H, W, C], masks [B, A], pi [B, A], z [B])``; each position
         under a random symmetry of the game when ``augment``."""
-        picks = rng.integers(len(self._positions), size=batch_size)
-        rows_of = list(zip(*(self._positions[int(i)] for i in picks), strict=True))
+        rows_of = list(zip(*self._draw(batch_size, rng), strict=True))
         planes, masks, pis = np.stack(rows_of[0]), np.stack(rows_of[1]), np.stack(rows_of[2])
         zs = rows_of[3]
         if augment and len(self._symmetries) > 1:
@@ -84,3 +95,22 @@ class ReplayBuffer:
                     masks[rows] = sym.policy(masks[rows])
                     pis[rows] = sym.policy(pis[rows])
         return planes, masks, pis, np.asarray(zs, np.float32)
+
+    def _draw(self, batch_size: int, rng: np.random.Generator) -> list:
+        """``batch_size`` positions drawn uniformly with replacement: the anchors' share from
+        the anchors, the rest from the window."""
+        if not self._positions and not self._anchors:
+            raise ValueError("sample: the replay buffer is empty")
+        if not self._anchors:
+            anchored = 0
+        elif not self._positions:
+            anchored = batch_size
+        else:
+            anchored = round(self._anchor_share * batch_size)
+        rows = []
+        if anchored:
+            rows += [self._anchors[int(i)] for i in rng.integers(len(self._anchors), size=anchored)]
+        if anchored < batch_size:
+            picks = rng.integers(len(self._positions), size=batch_size - anchored)
+            rows += [self._positions[int(i)] for i in picks]
+        return rows

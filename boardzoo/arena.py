@@ -390,17 +390,9 @@ def _play_stored(
     running: dict[Future, str] = {}
     try:
         with results.claims_kept():  # (a game may outlast the lease)
-            while True:
-                while len(running) < runner.workers:
-                    game_id = results.claim(match, ids)
-                    if game_id is None:
-                        break
-                    running[runner.submit(_play_indexed, tasks[int(game_id)])] = game_id
-                if not running and not results.pending_elsewhere(match, ids):
-                    break
-                finished, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    results.put(match, running.pop(future), asdict(future.result()))
+            while (_claim_free_games(results, match, ids, tasks, runner, running)
+                   or results.pending_elsewhere(match, ids)):
+                _store_finished(results, match, running)
                 stored = results.count(match)
                 if progress and stored > seen:
                     progress(stored - seen)
@@ -409,6 +401,25 @@ def _play_stored(
         with contextlib.suppress(Exception):
             results.release()
     return {int(k): GameRecord(**v) for k, v in results.records(match).items()}
+
+
+def _claim_free_games(results: ResultsStore, match: int, ids: list[str],
+                      tasks: dict[int, tuple], runner: Executor,
+                      running: dict[Future, str]) -> bool:
+    """Claim games for the runner's free workers and start them; whether any is running."""
+    while len(running) < runner.workers:
+        game_id = results.claim(match, ids)
+        if game_id is None:
+            break
+        running[runner.submit(_play_indexed, tasks[int(game_id)])] = game_id
+    return bool(running)
+
+
+def _store_finished(results: ResultsStore, match: int, running: dict[Future, str]) -> None:
+    """Store the games that finish within a poll interval (none may)."""
+    finished, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+    for future in finished:
+        results.put(match, running.pop(future), asdict(future.result()))
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from boardzoo.agents import MCTSAgent
+from boardzoo.agents.mcts import fast
 from boardzoo.agents.mcts.parallel import RootHelpers
 from boardzoo.agents.mcts.tree import ACTION, COUNT, FIRST, SIZE, VALUE, VISITS, Tree
 from boardzoo.envs import make_env
@@ -48,7 +49,9 @@ def test_helper_statistics_join_by_action_and_only_what_is_new():
     helpers._merge_into(main)
     assert root_stats(main) == {0: (16, 7.0), 1: (7, -1.0), 2: (6, 3.0)}
     assert main.ints[0, VISITS] == 29
-    helpers.start_search()  # a new position: the helper's tree and its ledger start anew
+    helpers.start_search(lambda tree: 0)  # pondered into our own position: all kept
+    assert helpers.trees[0].size == 4 and helpers._merged[0]
+    helpers.start_search(lambda tree: -1)  # a new position: the tree and its ledger start anew
     assert helpers.trees[0].size == 1 and not helpers._merged[0]
 
 
@@ -67,6 +70,27 @@ def test_two_trees_add_their_simulations_to_one_root():
     assert result.visits.sum() == pytest.approx(result.simulations, abs=2)
     alone = MCTSAgent(simulations=3000, seed=0).search(env)
     assert alone.simulations <= 3000 < result.simulations
+
+
+def test_helper_trees_keep_the_subtree_of_the_reply_and_add_it_once():
+    env = go_position()
+    agent = MCTSAgent(simulations=3000, threads=2, seed=0)
+    ours = agent.act(env)
+    env.step(ours)
+    helper = agent._helpers.trees[0]
+    replies = [{int(tree.ints[child, ACTION]): child
+                for child in tree.children(fast.root_child_of_action(tree.ints, ours))}
+               for tree in (agent.tree, helper)]
+    reply = max(replies[0].keys() & replies[1].keys(),
+                key=lambda action: helper.ints[replies[1][action], VISITS])
+    kept = [replies[0][reply], replies[1][reply]]
+    env.step(reply)
+    # what the two trees had searched below the reply joins the new search's root, once
+    before = sum(tree.ints[list(tree.children(node)), VISITS].sum()
+                 for tree, node in zip((agent.tree, helper), kept, strict=True))
+    assert before > 0
+    result = agent.search(env)
+    assert result.visits.sum() == pytest.approx(result.simulations + before, abs=2)
 
 
 def test_threads_find_the_capture_and_survive_pickling():

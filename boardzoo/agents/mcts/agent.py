@@ -730,47 +730,47 @@ class MCTSAgent(SearchingAgent):
         """Reuse the subtree reached by our last move and the reply, if it matches and
         copying it is expected to take at most :data:`REROOT_SHARE` of the time left until
         ``deadline`` (a subtree of millions of nodes after a long think takes ~0.5 s, which
-        a short move under a clock cannot pay). Helper trees (``threads``) start anew."""
+        a short move under a clock cannot pay); the helper trees (``threads``) keep theirs
+        by the same rule."""
         self._tree_full = False
-        if self._helpers is not None:
-            self._helpers.start_search()
-        node = self._matching_node(model, root) if self._reuse_from is not None else -1
-        if node > 0 and self._reroot_seconds(node) > REROOT_SHARE * (deadline - monotonic()):
-            node = -1
+        node = self._kept_node(model, root, self.tree, deadline)
         if node < 0:
             self.tree.clear()
         elif node > 0:  # (node 0: the tree's own root, kept as it is)
             self.tree.reroot(node)
+        if self._helpers is not None:
+            self._helpers.start_search(lambda tree: self._kept_node(model, root, tree, deadline))
 
-    def _reroot_seconds(self, node: int) -> float:
-        """Expected seconds to copy ``node``'s subtree: the tree's nodes in the share of
-        the root's visits that went through ``node``."""
-        through_root = int(self._root_visits().sum())
-        share = self.tree.ints[node, VISITS] / through_root if through_root else 1.0
-        return self.tree.size * min(1.0, share) * REROOT_SECONDS_PER_NODE
+    def _kept_node(self, model: EnvModel, root: Any, tree: Tree, deadline: float) -> int:
+        """The node of ``tree`` to keep as the new root (0: the root itself), or -1 for a
+        new tree."""
+        node = self._matching_node(model, root, tree) if self._reuse_from is not None else -1
+        if node > 0 and _reroot_seconds(tree, node) > REROOT_SHARE * (deadline - monotonic()):
+            return -1
+        return node
 
-    def _matching_node(self, model: EnvModel, root: Any) -> int:
-        """The node (within two plies of the old root, through our last move; after
-        pondering, the old root itself or its children) whose state equals ``root``, or -1.
-        Only boardzoo states can be compared."""
+    def _matching_node(self, model: EnvModel, root: Any, tree: Tree) -> int:
+        """The node of ``tree`` (within two plies of the old root, through our last move;
+        after pondering, the old root itself or its children) whose state equals ``root``,
+        or -1. Only boardzoo states can be compared."""
         old_root, our_action = self._reuse_from
         if not isinstance(model, GameModel) or len(old_root) != len(root):
             return -1
         if our_action is None:  # pondered: the old root is the opponent's position
             if np.array_equal(old_root, root):  # we move there ourselves (playing both sides)
                 return 0
-            for child in self.tree.children(0):
-                if np.array_equal(model.step(old_root, int(self.tree.ints[child, ACTION])), root):
+            for child in tree.children(0):
+                if np.array_equal(model.step(old_root, int(tree.ints[child, ACTION])), root):
                     return child
             return -1
-        ours = fast.root_child_of_action(self.tree.ints, our_action)
+        ours = fast.root_child_of_action(tree.ints, our_action)
         if ours < 0:
             return -1
         after_ours = model.step(old_root, our_action)
         if np.array_equal(after_ours, root):
             return ours
-        for child in self.tree.children(ours):
-            if np.array_equal(model.step(after_ours, int(self.tree.ints[child, ACTION])), root):
+        for child in tree.children(ours):
+            if np.array_equal(model.step(after_ours, int(tree.ints[child, ACTION])), root):
                 return child
         return -1
 
@@ -908,6 +908,14 @@ def _principal_variation(tree: Tree, max_length: int = 32, start: int = 0) -> li
             break
         pv.append(int(ints[node, ACTION]))
     return pv
+
+
+def _reroot_seconds(tree: Tree, node: int) -> float:
+    """Expected seconds to copy ``node``'s subtree: the tree's nodes in the share of the
+    root's visits that went through ``node``."""
+    through_root = int(tree.ints[list(tree.children()), VISITS].sum())
+    share = tree.ints[node, VISITS] / through_root if through_root else 1.0
+    return tree.size * min(1.0, share) * REROOT_SECONDS_PER_NODE
 
 
 def _single_legal_move(model: EnvModel, root: Any) -> bool:

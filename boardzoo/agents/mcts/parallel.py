@@ -6,8 +6,8 @@ release the GIL, so N threads run about N times the simulations on N free cores.
 call of the agent's runner the helpers' new root-child visits and value sums (from the
 mover's view, as every edge's) are added to the agent's root children with the same action,
 and the root's own count with them; the agent's choice, its analysis and its stopping rules
-then read the merged statistics. The helpers start each search with a new tree (the
-agent's own tree is the one kept between moves).
+then read the merged statistics. Like the agent's own tree, each helper keeps the subtree
+of the position reached between moves (tree reuse).
 """
 
 from __future__ import annotations
@@ -59,11 +59,19 @@ class RootHelpers:
         """New random streams, drawn from the agent's."""
         self.rngs = [make_rng(np_rng) for _ in self.trees]
 
-    def start_search(self) -> None:
-        """New helper trees for a new position."""
+    def start_search(self, kept_node: Callable[[Tree], int]) -> None:
+        """Prepare the helper trees for a new position: each keeps the subtree
+        ``kept_node(tree)`` names (0: the root itself, -1: none, a new tree), as the agent's
+        own tree does. A kept subtree's root-child statistics are new to the agent's root
+        and are merged on the next run; a kept root's were merged already."""
         for tree, merged in zip(self.trees, self._merged, strict=True):
-            tree.clear()
-            merged.clear()
+            node = kept_node(tree)
+            if node != 0:
+                merged.clear()
+            if node < 0:
+                tree.clear()
+            elif node > 0:
+                tree.reroot(node)
 
     def wrap(self, main: Runner, make_runner: Callable[[Tree, np.ndarray], Runner],
              into: Tree) -> Runner:

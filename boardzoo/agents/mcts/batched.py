@@ -91,6 +91,23 @@ def descend(ints, floats, cfg, state, path, forced_child, apply_fn):
     return NEW_LEAF, node, length
 
 
+_DESCENDERS: dict[Any, Any] = {}
+
+
+def descender(apply_fn: Any) -> Any:
+    """``descend`` for one game's apply kernel, compiled with the kernel as a constant:
+    ``descend(..., apply_fn)`` called from Python types its function argument on every call
+    (about a fifth of an AlphaZero search's time on Othello 6x6), this does not."""
+    if apply_fn not in _DESCENDERS:
+
+        @njit
+        def descend_in_game(ints, floats, cfg, state, path, forced_child):
+            return descend(ints, floats, cfg, state, path, forced_child, apply_fn)
+
+        _DESCENDERS[apply_fn] = descend_in_game
+    return _DESCENDERS[apply_fn]
+
+
 @njit(cache=True)
 def finish(ints, floats, meta, cfg, node, path, length, to_move, mask, priors, value0, rng):
     """Step 3 for one leaf (the tree must have room for its children: the caller reserves)."""
@@ -226,9 +243,9 @@ class LeafBatcher:
             attempts += 1
             if isinstance(model, GameModel):
                 state = job.root.copy()
-                code, node, length = descend(job.tree.ints, job.tree.floats, job.cfg, state,
-                                             self._path, job.forced_child,
-                                             model.game.apply_kernel)
+                code, node, length = descender(model.game.apply_kernel)(
+                    job.tree.ints, job.tree.floats, job.cfg, state, self._path,
+                    job.forced_child)
             else:
                 code, node, length, state = _descend_generic(job, self._path)
             if code == BACKED_UP:

@@ -21,6 +21,7 @@ the same compiled rules.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,21 +92,17 @@ def descend(ints, floats, cfg, state, path, forced_child, apply_fn):
     return NEW_LEAF, node, length
 
 
-_DESCENDERS: dict[Any, Any] = {}
-
-
+@functools.cache
 def descender(apply_fn: Any) -> Any:
     """``descend`` for one game's apply kernel, compiled with the kernel as a constant:
     ``descend(..., apply_fn)`` called from Python types its function argument on every call
     (about a fifth of an AlphaZero search's time on Othello 6x6), this does not."""
-    if apply_fn not in _DESCENDERS:
 
-        @njit
-        def descend_in_game(ints, floats, cfg, state, path, forced_child):
-            return descend(ints, floats, cfg, state, path, forced_child, apply_fn)
+    @njit
+    def descend_in_game(ints, floats, cfg, state, path, forced_child):
+        return descend(ints, floats, cfg, state, path, forced_child, apply_fn)
 
-        _DESCENDERS[apply_fn] = descend_in_game
-    return _DESCENDERS[apply_fn]
+    return descend_in_game
 
 
 @njit(cache=True)
@@ -239,13 +236,14 @@ class LeafBatcher:
         leaves: list[_Leaf] = []
         attempts = 0
         wanted = min(job.leaves, room, job.simulations - job.done)
+        descend_in_game = (descender(model.game.apply_kernel)
+                           if isinstance(model, GameModel) else None)
         while len(leaves) < wanted and attempts < 2 * wanted + 2:
             attempts += 1
-            if isinstance(model, GameModel):
+            if descend_in_game is not None:
                 state = job.root.copy()
-                code, node, length = descender(model.game.apply_kernel)(
-                    job.tree.ints, job.tree.floats, job.cfg, state, self._path,
-                    job.forced_child)
+                code, node, length = descend_in_game(job.tree.ints, job.tree.floats, job.cfg,
+                                                     state, self._path, job.forced_child)
             else:
                 code, node, length, state = _descend_generic(job, self._path)
             if code == BACKED_UP:

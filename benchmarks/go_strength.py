@@ -24,7 +24,8 @@ visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), `
 ``low_liberties`` (the playouts' low-liberty step, against the default playouts),
 ``ladder_priors`` (move priors that read ladders: a futile escape penalised, a working
 ladder atari favoured), ``ladders`` (those priors, and playouts that do not extend into a
-working ladder), ``replies`` (last good reply with forgetting in the RAVE playouts);
+working ladder), ``replies`` (last good reply with forgetting in the RAVE playouts),
+``nakade`` (the playouts play the vital point of a small eye space next to the last move);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
 ``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
 default itself: how a setting's value is chosen.
@@ -52,6 +53,8 @@ from boardzoo.knowledge.go import (
     ladder_prior_kernel,
     low_liberty_playout_kernel,
     low_liberty_playout_trace_kernel,
+    nakade_playout_kernel,
+    nakade_playout_trace_kernel,
     reply_playout_trace_kernel,
 )
 from boardzoo.wrappers.model import boardzoo_env
@@ -88,6 +91,16 @@ class GoWithLadders(Go):
         **{**KNOWLEDGE.__dict__, "prior_kernel": ladder_prior_kernel,
            "playout_kernel": ladder_playout_kernel,
            "playout_trace_kernel": ladder_playout_trace_kernel}
+    )
+
+
+class GoWithNakade(Go):
+    """Go whose heuristic playouts play the vital point of small eye spaces (for the
+    comparison)."""
+
+    knowledge = Knowledge(
+        **{**KNOWLEDGE.__dict__, "playout_kernel": nakade_playout_kernel,
+           "playout_trace_kernel": nakade_playout_trace_kernel}
     )
 
 
@@ -130,6 +143,7 @@ FEATURES = {
     "ladder_priors": ("", ""),
     "ladders": ("", ""),
     "replies": ("", ""),
+    "nakade": ("", ""),
 }
 #: features that are game knowledge (playouts, priors): (Go for the side with it, for the side
 #: without)
@@ -139,6 +153,7 @@ PLAYOUT_FEATURES = {
     "ladder_priors": ((GoWithLadderPriors, "with ladder priors"), None),
     "ladders": ((GoWithLadders, "with ladder priors and playouts"), None),
     "replies": ((GoWithReplies, "with last good replies"), None),
+    "nakade": ((GoWithNakade, "with the nakade step"), None),
 }
 
 

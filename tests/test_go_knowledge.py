@@ -309,7 +309,7 @@ def test_without_the_low_liberty_step_the_two_liberty_atari_is_rarer():
 
 @pytest.mark.parametrize("playout", [
     knowledge.low_liberty_playout_trace_kernel, knowledge.ladder_playout_trace_kernel,
-    knowledge.reply_playout_trace_kernel,
+    knowledge.reply_playout_trace_kernel, knowledge.nakade_playout_trace_kernel,
 ])
 def test_the_optional_playout_steps_play_legally_to_the_end_and_never_fill_own_eyes(playout):
     """One zeroed buffer across the playouts, as in a search (the reply playouts keep their
@@ -466,3 +466,74 @@ def test_heuristic_rollouts_are_not_weaker_on_7x7():
     )
     print(result)
     assert result.score_ci[1] > 0.5
+
+
+# Eye spaces in White's corner, bordered by White only; White's last move touches them.
+# Black to move.
+STRAIGHT_THREE = position(
+    """
+    ....X..
+    OOOOX..
+    XXXXX..
+    .......
+    .......
+    .......
+    .......
+    """,
+    moves=(("W", (0, 3)),),
+)
+BULKY_FIVE = position(
+    """
+    ...OX..
+    ...OX..
+    OOOXX..
+    XXX....
+    .......
+    .......
+    .......
+    """,
+    moves=(("W", (1, 2)),),
+)
+SQUARE_FOUR = position(
+    """
+    ..OX...
+    ...X...
+    OOOX...
+    XXXX...
+    .......
+    .......
+    .......
+    """,
+    moves=(("W", (1, 2)),),
+)
+STRAIGHT_FOUR = position(
+    """
+    ....OX.
+    OOO.OX.
+    XXXXXX.
+    .......
+    .......
+    .......
+    .......
+    """,
+    moves=(("W", (1, 3)),),
+)
+
+
+@pytest.mark.parametrize(("case", "vital"), [
+    (STRAIGHT_THREE, (0, 1)),  # the middle of the three
+    (BULKY_FIVE, (0, 1)),  # the square's point next to the fifth
+])
+def test_the_nakade_step_plays_the_vital_point_of_a_small_eye_space(case, vital):
+    game, state = case
+    firsts = first_moves(knowledge.nakade_playout_trace_kernel, game, state)
+    assert set(firsts) == {vital[0] * 7 + vital[1]}
+    others = first_moves(knowledge.pattern_playout_trace_kernel, game, state)
+    assert share(others, vital[0] * 7 + vital[1]) < 0.5
+
+
+@pytest.mark.parametrize("case", [SQUARE_FOUR, STRAIGHT_FOUR])
+def test_the_nakade_step_leaves_eye_spaces_without_one_vital_point_alone(case):
+    """A square four is dead and a straight four alive whoever moves: no point to play."""
+    game, state = case
+    assert len(set(first_moves(knowledge.nakade_playout_trace_kernel, game, state))) > 3

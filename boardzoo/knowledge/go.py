@@ -81,6 +81,13 @@ Playout policy (:func:`pattern_playout_kernel`; without step 3: :func:`heuristic
     :data:`REPLY_OFFSET`), so they last one search. Not a default: 0.475 [0.33, 0.63] over 40
     games against the default at x0.89 the simulations (9x9, 0.5 s a move; docs/agents.md).
 
+    Nakade (:func:`nakade_playout_kernel`, as in Pachi's playouts): after the tactical
+    step, the vital point of an empty region of 3 to :data:`NAKADE_MAX` points next to the
+    last move, bordered by one colour only (the one point with the most neighbours in the
+    region: the middle of a straight three, the centre of a pyramid four, bulky five or
+    rabbity six). Not a default: 0.475 [0.33, 0.63] over 40 games against the default at
+    about 0.7x the playout rate (9x9, 0.5 s a move; docs/agents.md).
+
     No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go_board`)
     and every move is legal under the state's ko/superko/suicide rules; the game ends as the
     plain playout does (two passes, or ``max_moves``). Only chains near the last move are
@@ -149,6 +156,8 @@ __all__ = [
     "heuristic_playout_trace_kernel",
     "low_liberty_playout_kernel",
     "low_liberty_playout_trace_kernel",
+    "nakade_playout_kernel",
+    "nakade_playout_trace_kernel",
     "ownership_estimate_kernel",
     "pattern_playout_kernel",
     "pattern_playout_trace_kernel",
@@ -330,7 +339,7 @@ def pattern_table() -> np.ndarray:
 PATTERN_TABLE = pattern_table()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def neighbourhood_code(g, w, p):
     """The 16-bit code of the 8 points around ``p`` (see _OFFSETS; STONE values 0..3)."""
     code = 0
@@ -352,19 +361,19 @@ def _point_at(state, ply):
     return 0 if action == n * n else to_point(state, action)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _last_point(state):
     """Padded point of the last move, or 0 when there is none or it was a pass."""
     return _point_at(state, state[PLY] - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _liberty(g, root):
     """The only liberty of a chain in atari (its pseudo-liberties all name it)."""
     return g[LSUM, root] // g[LIBS, root]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(candidates, k, p):
     if k < candidates.shape[0]:
         candidates[k] = p
@@ -372,7 +381,7 @@ def _push(candidates, k, p):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _attacker_captures(g, w, root, candidates, k):
     """Append the liberties of the opponent chains in atari that touch the chain ``root``."""
     other = 3 - g[STONE, root]
@@ -387,7 +396,7 @@ def _attacker_captures(g, w, root, candidates, k):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _liberties_after(g, w, p, colour, cap=2):
     """Liberties (counted up to ``cap``, at most 3) of ``colour``'s chain after a stone on
     empty ``p``; a move that captures counts as ``cap``."""
@@ -415,7 +424,7 @@ def _liberties_after(g, w, p, colour, cap=2):
     return (first >= 0) + (second >= 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_liberty(q, first, second, cap):
     """Record liberty ``q`` among the distinct ones found so far (first, second); returns
     them and whether ``cap`` distinct liberties are now reached."""
@@ -473,7 +482,7 @@ def _low_liberty_move(state, g, w, colour, rng, candidates, libs):
     return _pick_legal(state, g, w, colour, rng, candidates, k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pick_legal(state, g, w, colour, rng, candidates, k):
     """A uniformly random legal candidate among ``candidates[:k]`` that does not fill one of
     ``colour``'s eyes, or -1 (rejected candidates are swapped out)."""
@@ -638,7 +647,7 @@ def _learn_replies(state, start, replies):
                 replies[index] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tactical_move(state, g, w, colour, rng, candidates, ladders):
     """A capture, else a saving extension, near the last move (see the module docstring;
     with ``ladders``, no extension that a ladder captures); -1 when there is none."""
@@ -664,13 +673,86 @@ def _tactical_move(state, g, w, colour, rng, candidates, ladders):
     return _pick_legal(state, g, w, colour, rng, candidates, k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_big_self_atari(g, w, p, colour):
     """Whether a ``colour`` stone on ``p`` joins another stone in a chain left in atari."""
     joins = False
     for q in (p - 1, p + 1, p - w, p + w):
         joins = joins or g[STONE, q] == colour
     return joins and _liberties_after(g, w, p, colour) < 2
+
+
+NAKADE_MAX = 6
+"""The largest eye space whose vital point the nakade step plays."""
+
+
+@njit(cache=True)
+def _small_region(g, w, start, region):
+    """The empty region containing ``start`` into ``region``, and its size if it has at
+    most :data:`NAKADE_MAX` points and touches the stones of one colour only (and the
+    edge); else -1."""
+    region[0] = start
+    size, border = 1, EMPTY
+    i = 0
+    while i < size:
+        p = region[i]
+        for q in (p - 1, p + 1, p - w, p + w):
+            s = g[STONE, q]
+            if s == EMPTY:
+                seen = False
+                for j in range(size):
+                    seen = seen or region[j] == q
+                if not seen:
+                    if size == NAKADE_MAX:
+                        return -1
+                    region[size] = q
+                    size += 1
+            elif s == BLACK or s == WHITE:
+                if border == EMPTY:
+                    border = s
+                elif border != s:
+                    return -1
+        i += 1
+    return size
+
+
+@njit(cache=True)
+def _vital_point(w, region, size):
+    """The point of ``region[:size]`` with the most neighbours in it, if only one has that
+    many (the middle of a straight three, the centre of a pyramid four, bulky five,
+    crossed five or rabbity six); else -1 (a square four has none: dead whoever moves;
+    a straight or bent four, none: alive)."""
+    best, best_count, ties = -1, -1, 0
+    for i in range(size):
+        p = region[i]
+        count = 0
+        for j in range(size):
+            d = abs(region[j] - p)
+            count += d == 1 or d == w
+        if count > best_count:
+            best, best_count, ties = p, count, 1
+        elif count == best_count:
+            ties += 1
+    return best if ties == 1 else -1
+
+
+@njit(cache=True)
+def _nakade_move(state, g, w, colour, region):
+    """The vital point of a small eye space next to the last move: an empty region of 3 to
+    :data:`NAKADE_MAX` points bordered by one colour (:func:`_small_region`) whose vital
+    point decides life (:func:`_vital_point`). Whoever moves wants it: the owner for two
+    eyes, the other side to leave one (nakade). -1 when there is none."""
+    last = _last_point(state)
+    if last == 0:
+        return -1
+    for q in (last - 1, last + 1, last - w, last + w):
+        if g[STONE, q] == EMPTY:
+            size = _small_region(g, w, q, region)
+            if size >= 3:
+                p = _vital_point(w, region, size)
+                if p >= 0 and is_legal(state, g, p, colour):
+                    return p
+    return -1
 
 
 @njit(cache=True)
@@ -682,7 +764,7 @@ def _runs_into_ladder(g, w, p, colour):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pattern_move(state, g, w, colour, rng, candidates, table, ladders):
     """A uniformly random legal move among the empty neighbours of the last move that match
     a 3x3 pattern and are neither an own-eye fill nor a big self-atari (with ``ladders``,
@@ -700,7 +782,7 @@ def _pattern_move(state, g, w, colour, rng, candidates, table, ladders):
     return _pick_legal(state, g, w, colour, rng, candidates, k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _policy_random_move(state, g, w, colour, rng, empties, where, size):
     """The game's eye-respecting random move, redrawn up to SELF_ATARI_TRIES times while it
     is a big self-atari."""
@@ -714,7 +796,7 @@ def _policy_random_move(state, g, w, colour, rng, empties, where, size):
 
 @njit(cache=True)
 def _heuristic_playout(state, rng, patterns, low_liberties=False, ladders=False,
-                       replies=_NO_REPLIES):
+                       replies=_NO_REPLIES, nakade=False):
     """Play the policy of the module docstring in place to the end of the game (without
     its 3x3 pattern step unless ``patterns``; with the low-liberty step and the ladder
     check of the saving extensions if asked; with the last good replies of ``replies``
@@ -726,12 +808,15 @@ def _heuristic_playout(state, rng, patterns, low_liberties=False, ladders=False,
     removed = np.empty(n * n, dtype=np.int64)
     candidates = np.empty(n * n, dtype=np.int64)
     libs = np.empty(2, dtype=np.int64)
+    region = np.empty(NAKADE_MAX, dtype=np.int64)
     table = PATTERN_TABLE
     while state[OUTCOME] == ONGOING:
         colour = state[TO_PLAY] + 1
         point = _tactical_move(state, g, w, colour, rng, candidates, ladders)
         if point < 0 and replies.shape[0] > 0:
             point = _last_good_reply(state, g, w, colour, replies)
+        if point < 0 and nakade:
+            point = _nakade_move(state, g, w, colour, region)
         if point < 0 and low_liberties:
             point = _low_liberty_move(state, g, w, colour, rng, candidates, libs)
         if point < 0 and patterns:
@@ -807,6 +892,22 @@ def low_liberty_playout_trace_kernel(state, rng, trace):
 
 
 @njit(cache=True)
+def nakade_playout_kernel(state, rng):
+    """The pattern playout with the nakade step after the tactical step, in place; returns
+    the outcome code."""
+    _heuristic_playout(state, rng, True, False, False, _NO_REPLIES, True)
+    return state[OUTCOME]
+
+
+@njit(cache=True)
+def nakade_playout_trace_kernel(state, rng, trace):
+    """:func:`nakade_playout_kernel` that records its moves (for RAVE)."""
+    start = state[PLY]
+    _heuristic_playout(state, rng, True, False, False, _NO_REPLIES, True)
+    return moves_since(state, start, trace)
+
+
+@njit(cache=True)
 def reply_playout_trace_kernel(state, rng, trace):
     """The pattern playout with the last good replies (LGRF-2, then LGRF-1) after its
     tactical step, learning from its own result; ``trace`` as :data:`REPLY_OFFSET` says.
@@ -836,7 +937,7 @@ PRIOR_PASS = -3.0  # passing while a board move is legal
 PRIOR_VALUE_PER_LOGIT = 0.2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _point_logit(g, n, w, p, colour, last, table, ladders):
     """The prior logit of ``colour`` playing the legal empty point ``p`` (see PRIOR_*; the
     ladder terms only with ``ladders``)."""

@@ -5,6 +5,13 @@ expansion, backup, MCTS-Solver proof propagation, and turning root visits into a
 Values are per seat and zero-sum: a backed-up leaf value is ``value0``, the return of seat 0
 (+1 win, 0 draw, -1 loss, or an evaluator's estimate in between); an edge whose mover is seat
 ``m`` adds ``value0`` if ``m == 0`` and ``-value0`` otherwise.
+
+Speed: the rules that take the tree's arrays are compiled with ``inline="always"``, as the
+board kernels of :mod:`boardzoo.envs.go_board` are: a compiled call that passes arrays pays
+an atomic reference-count update per array, and selection calls :func:`child_q` once per
+child. Inlined (with the Go playout and prior helpers of :mod:`boardzoo.knowledge.go`), the
+default Go agent runs about 1.3x the simulations per second on a 9x9 middle game (one core,
+2026-12-04); compiling the search takes about 3 s longer.
 """
 
 from __future__ import annotations
@@ -109,14 +116,14 @@ def widened_count(count, parent_n, cfg):
     return max(1, min(count, allowed))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def node_q(ints, floats, node):
     """Mean value of ``node`` for its mover (0 when unvisited)."""
     n = ints[node, VISITS]
     return floats[node, VALUE] / n if n > 0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_q(ints, floats, child, cfg, fpu_q):
     """Q of a child for its mover: the proven value if solved; else the mean value (``fpu_q``
     if unvisited), RAVE-blended if enabled, and mixed with the implicit minimax value as
@@ -138,7 +145,7 @@ def child_q(ints, floats, child, cfg, fpu_q):
     return q if alpha == 0.0 else (1.0 - alpha) * q + alpha * floats[child, MINIMAX]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_play_q(ints, floats, node, cfg):
     """Q given to unvisited children under PUCT/Gumbel: a constant or the parent's Q (the
     parent's value for the side to move there, i.e. minus its own edge Q when seats alternate)."""
@@ -150,7 +157,7 @@ def first_play_q(ints, floats, node, cfg):
     return cfg.fpu_value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def select_child(ints, floats, node, cfg):
     """The child row to descend into, maximising (Q from the child's mover's view)
 
@@ -214,7 +221,7 @@ def completed_q(ints, floats, node, cfg, count):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_prior, amaf_visits,
            rng):
     """Create one child per legal action of ``node`` (``mask``), with ``priors`` and heuristic
@@ -268,7 +275,7 @@ def _sort_children_by_prior(ints, floats, first, count, rng):
         floats[first + k, :] = rows_f[order[k], :]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def backup(ints, floats, path, length, value0):
     """Add one visit and the leaf value (seat 0's return) to every node on ``path[:length]``,
     each from its own mover's view (the root has no mover and only counts visits)."""
@@ -282,7 +289,7 @@ def backup(ints, floats, path, length, value0):
             floats[node, VALUE] -= value0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def backup_amaf(ints, floats, path, length, last_play, value0):
     """RAVE: for each node on the path, credit every child whose action its mover played at
     or after that node in this simulation (tree part, then the playout), as if played first.
@@ -300,7 +307,7 @@ def backup_amaf(ints, floats, path, length, last_play, value0):
                 floats[child, AMAF_W] += value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def backup_minimax(ints, floats, path, length):
     """Implicit minimax backups: from the leaf's parent up, each node's MINIMAX becomes the
     best of its children's (converted to the node's own mover)."""
@@ -314,14 +321,14 @@ def backup_minimax(ints, floats, path, length):
         floats[node, MINIMAX] = best if same_seat else -best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mark_terminal(ints, node, outcome_for_mover):
     """MCTS-Solver: a terminal node is proven with its own result (0 plies left)."""
     ints[node, PROVEN] = outcome_for_mover
     ints[node, DEPTH] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def propagate_proof(ints, path, length):
     """MCTS-Solver (Winands et al.): walk up from the leaf; a node whose side to move has a
     proven win among its children is a proven loss for the node's own mover; a node whose
@@ -336,7 +343,7 @@ def propagate_proof(ints, path, length):
         ints[node, DEPTH] = depth
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _proof_from_children(ints, node):
     """(PROVEN code for the node's mover, depth) implied by the children, or (UNKNOWN, 0)."""
     first, count = ints[node, FIRST], ints[node, COUNT]

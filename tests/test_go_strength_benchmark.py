@@ -10,6 +10,7 @@ from benchmarks.go_strength import (
     GoWithLadderPriors,
     GoWithLadders,
     GoWithLowLiberties,
+    GoWithNakade,
     GoWithoutPatterns,
     GoWithReplies,
     OnOtherPlayouts,
@@ -47,8 +48,15 @@ def test_patterns_compare_the_default_against_playouts_without_them():
     with_it, without = feature_agents("patterns", 0.25, seed=3, extra="c=0.5")
     assert isinstance(without, OnOtherPlayouts) and without.game_class is GoWithoutPatterns
     assert isinstance(with_it, MCTSAgent) and with_it.c == 0.5
-    with pytest.raises(SystemExit, match="unknown feature 'nakade'"):
-        feature_agents("nakade", 0.25, seed=3)
+    with pytest.raises(SystemExit, match="unknown feature 'semeai'"):
+        feature_agents("semeai", 0.25, seed=3)
+
+
+def test_nakade_compares_playouts_with_the_step_against_the_default():
+    with_it, without = feature_agents("nakade", 0.05, seed=3)
+    assert isinstance(without, MCTSAgent)
+    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithNakade
+    assert GoWithNakade.knowledge.playout_trace_kernel is knowledge.nakade_playout_trace_kernel
 
 
 def test_tune_differs_from_the_default_in_the_options_tried_only():

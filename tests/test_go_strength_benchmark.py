@@ -52,12 +52,6 @@ def test_patterns_compare_the_default_against_playouts_without_them():
         feature_agents("semeai", 0.25, seed=3)
 
 
-def test_nakade_compares_playouts_with_the_step_against_the_default():
-    with_it, without = feature_agents("nakade", 0.05, seed=3)
-    assert isinstance(without, MCTSAgent)
-    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithNakade
-    assert GoWithNakade.knowledge.playout_trace_kernel is knowledge.nakade_playout_trace_kernel
-
 
 def test_tune_differs_from_the_default_in_the_options_tried_only():
     tried, default = tuned_agents("prior_visits=50,rave_k=300", 0.25, seed=3)
@@ -68,11 +62,19 @@ def test_tune_differs_from_the_default_in_the_options_tried_only():
         tuned_agents("", 0.25, seed=3)
 
 
-def test_low_liberties_compare_playouts_with_the_step_against_the_default():
-    with_it, without = feature_agents("low_liberties", 0.05, seed=3)
+@pytest.mark.parametrize(("feature", "game_class", "kernels"), [
+    ("low_liberties", GoWithLowLiberties,
+     (knowledge.low_liberty_playout_kernel, knowledge.low_liberty_playout_trace_kernel)),
+    ("nakade", GoWithNakade,
+     (knowledge.nakade_playout_kernel, knowledge.nakade_playout_trace_kernel)),
+])
+def test_playout_steps_compare_playouts_with_the_step_against_the_default(feature, game_class,
+                                                                         kernels):
+    with_it, without = feature_agents(feature, 0.05, seed=3)
     assert isinstance(without, MCTSAgent)
-    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithLowLiberties
-    assert GoWithLowLiberties.knowledge.playout_kernel is knowledge.low_liberty_playout_kernel
+    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is game_class
+    assert (game_class.knowledge.playout_kernel,
+            game_class.knowledge.playout_trace_kernel) == kernels
     env = make_env("go", board_size=7)
     env.reset(seed=0)
     action = with_it.act(env)  # plays the position of the env it is given

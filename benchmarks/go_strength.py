@@ -10,7 +10,7 @@ Run::
 
     python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1
     python -m benchmarks.go_strength gnugo --size 13 --games 40 --time 3
-    python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1 --knowledge ladders
+    python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1 --knowledge nakade
     python -m benchmarks.go_strength feature patterns --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature rave --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature priors --size 9 --games 100 --time 0.5
@@ -22,9 +22,10 @@ plain UCT at c = 1.0), ``prior_visits`` (the default's RAVE children start with 
 visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), ``priors``
 (PUCT over those move priors), ``widening`` (progressive widening in the priors' order),
 ``low_liberties`` (the playouts' low-liberty step, against the default playouts),
-``ladder_priors`` (move priors that read ladders: a futile escape penalised, a working
-ladder atari favoured), ``ladders`` (those priors, and playouts that do not extend into a
-working ladder), ``replies`` (last good reply with forgetting in the RAVE playouts),
+``ladder_priors`` (the default's move priors that read ladders: a futile escape penalised,
+a working ladder atari favoured; against the same priors without the ladder terms),
+``ladders`` (those priors and the default's playouts that do not extend into a working
+ladder, against neither), ``replies`` (last good reply with forgetting in the RAVE playouts),
 ``nakade`` (the playouts play the vital point of a small eye space next to the last move);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
 ``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
@@ -48,13 +49,13 @@ from boardzoo.knowledge.go import (
     KNOWLEDGE,
     heuristic_playout_kernel,
     heuristic_playout_trace_kernel,
-    ladder_playout_kernel,
-    ladder_playout_trace_kernel,
-    ladder_prior_kernel,
     low_liberty_playout_kernel,
     low_liberty_playout_trace_kernel,
     nakade_playout_kernel,
     nakade_playout_trace_kernel,
+    pattern_playout_kernel,
+    pattern_playout_trace_kernel,
+    prior_kernel,
     reply_playout_trace_kernel,
 )
 from boardzoo.wrappers.model import boardzoo_env
@@ -78,19 +79,20 @@ class GoWithLowLiberties(Go):
     )
 
 
-class GoWithLadderPriors(Go):
-    """Go whose move priors read ladders (for the comparison)."""
+class GoWithoutLadderPriors(Go):
+    """Go whose move priors do not read ladders (its playouts still do; for the
+    comparison)."""
 
-    knowledge = Knowledge(**{**KNOWLEDGE.__dict__, "prior_kernel": ladder_prior_kernel})
+    knowledge = Knowledge(**{**KNOWLEDGE.__dict__, "prior_kernel": prior_kernel})
 
 
-class GoWithLadders(Go):
-    """Go whose move priors and playouts read ladders (for the comparison)."""
+class GoWithoutLadders(Go):
+    """Go whose move priors and playouts do not read ladders (for the comparison)."""
 
     knowledge = Knowledge(
-        **{**KNOWLEDGE.__dict__, "prior_kernel": ladder_prior_kernel,
-           "playout_kernel": ladder_playout_kernel,
-           "playout_trace_kernel": ladder_playout_trace_kernel}
+        **{**KNOWLEDGE.__dict__, "prior_kernel": prior_kernel,
+           "playout_kernel": pattern_playout_kernel,
+           "playout_trace_kernel": pattern_playout_trace_kernel}
     )
 
 
@@ -131,8 +133,8 @@ class OnOtherPlayouts:
         return self.inner.act(other)
 
 
-#: agent options with the feature and without it, each on top of the default agent (patterns:
-#: the default's playouts, against the same agent on playouts without them)
+#: agent options with the feature and without it, each on top of the default agent (patterns,
+#: ladders: the default's knowledge, against the same agent on knowledge without them)
 FEATURES = {
     "patterns": ("", ""),
     "rave": ("", "rave=False"),
@@ -150,8 +152,8 @@ FEATURES = {
 PLAYOUT_FEATURES = {
     "patterns": (None, (GoWithoutPatterns, "without 3x3 patterns")),
     "low_liberties": ((GoWithLowLiberties, "with the low-liberty step"), None),
-    "ladder_priors": ((GoWithLadderPriors, "with ladder priors"), None),
-    "ladders": ((GoWithLadders, "with ladder priors and playouts"), None),
+    "ladder_priors": (None, (GoWithoutLadderPriors, "without ladder priors")),
+    "ladders": (None, (GoWithoutLadders, "without ladder priors and playouts")),
     "replies": ((GoWithReplies, "with last good replies"), None),
     "nakade": ((GoWithNakade, "with the nakade step"), None),
 }

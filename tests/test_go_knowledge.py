@@ -303,7 +303,7 @@ def test_the_low_liberty_step_plays_the_two_liberty_fight(case, moves):
 
 def test_without_the_low_liberty_step_the_two_liberty_atari_is_rarer():
     game, state = ATARI_TWO
-    others = first_moves(knowledge.pattern_playout_trace_kernel, game, state)
+    others = first_moves(knowledge.ladder_playout_trace_kernel, game, state)
     assert sum(m in (2 * 7 + 3, 3 * 7 + 2) for m in others) < 0.5 * len(others)
 
 
@@ -528,7 +528,7 @@ def test_the_nakade_step_plays_the_vital_point_of_a_small_eye_space(case, vital)
     game, state = case
     firsts = first_moves(knowledge.nakade_playout_trace_kernel, game, state)
     assert set(firsts) == {vital[0] * 7 + vital[1]}
-    others = first_moves(knowledge.pattern_playout_trace_kernel, game, state)
+    others = first_moves(knowledge.ladder_playout_trace_kernel, game, state)
     assert share(others, vital[0] * 7 + vital[1]) < 0.5
 
 

@@ -101,7 +101,7 @@ def first_reply_moves(stored: int, seeds: int = 20) -> list[int]:
 def test_the_playout_plays_the_stored_reply_to_the_last_move():
     game, state = OPENED
     assert first_reply_moves(go_board.to_point(state, REPLY)) == [REPLY] * 20
-    plain = first_moves(knowledge.pattern_playout_trace_kernel, game, state, seeds=20)
+    plain = first_moves(knowledge.ladder_playout_trace_kernel, game, state, seeds=20)
     assert plain.count(REPLY) <= 3
 
 

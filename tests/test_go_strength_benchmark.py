@@ -7,10 +7,10 @@ import pytest
 
 from benchmarks import go_strength
 from benchmarks.go_strength import (
-    GoWithLadderPriors,
-    GoWithLadders,
     GoWithLowLiberties,
     GoWithNakade,
+    GoWithoutLadderPriors,
+    GoWithoutLadders,
     GoWithoutPatterns,
     GoWithReplies,
     OnOtherPlayouts,
@@ -20,7 +20,12 @@ from benchmarks.go_strength import (
 )
 from boardzoo.agents import MCTSAgent
 from boardzoo.envs import make_env
+from boardzoo.gtp import find_gnugo
 from boardzoo.knowledge import go as knowledge
+from boardzoo.store import ResultsStore
+
+needs_gnugo = pytest.mark.skipif(find_gnugo() is None,
+                                 reason="GNU Go not installed (apt-get install gnugo)")
 
 
 def resolved(agent: MCTSAgent, option: str):
@@ -81,17 +86,23 @@ def test_playout_steps_compare_playouts_with_the_step_against_the_default(featur
     assert env.observe(env.agent_selection)["action_mask"][action]
 
 
+def test_the_default_knowledge_reads_ladders_in_its_priors_and_playouts():
+    assert knowledge.KNOWLEDGE.prior_kernel is knowledge.ladder_prior_kernel
+    assert knowledge.KNOWLEDGE.playout_kernel is knowledge.ladder_playout_kernel
+    assert knowledge.KNOWLEDGE.playout_trace_kernel is knowledge.ladder_playout_trace_kernel
+
+
 @pytest.mark.parametrize(("feature", "game_class", "playouts"), [
-    ("ladder_priors", GoWithLadderPriors, knowledge.pattern_playout_kernel),
-    ("ladders", GoWithLadders, knowledge.ladder_playout_kernel),
+    ("ladder_priors", GoWithoutLadderPriors, knowledge.ladder_playout_kernel),
+    ("ladders", GoWithoutLadders, knowledge.pattern_playout_kernel),
 ])
-def test_the_ladder_features_read_ladders_on_one_side_only(feature, game_class, playouts):
+def test_the_ladder_features_compare_the_default_against_knowledge_without_them(
+        feature, game_class, playouts):
     with_it, without = feature_agents(feature, 0.05, seed=3)
-    assert isinstance(without, MCTSAgent)
-    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is game_class
-    assert game_class.knowledge.prior_kernel is knowledge.ladder_prior_kernel
+    assert isinstance(with_it, MCTSAgent)
+    assert isinstance(without, OnOtherPlayouts) and without.game_class is game_class
+    assert game_class.knowledge.prior_kernel is knowledge.prior_kernel
     assert game_class.knowledge.playout_kernel is playouts
-    assert knowledge.KNOWLEDGE.prior_kernel is knowledge.prior_kernel
 
 
 def test_replies_play_the_reply_playouts_under_rave_on_one_side_only():
@@ -99,7 +110,7 @@ def test_replies_play_the_reply_playouts_under_rave_on_one_side_only():
     assert isinstance(without, MCTSAgent)
     assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithReplies
     assert GoWithReplies.knowledge.playout_trace_kernel is knowledge.reply_playout_trace_kernel
-    assert knowledge.KNOWLEDGE.playout_trace_kernel is knowledge.pattern_playout_trace_kernel
+    assert knowledge.KNOWLEDGE.playout_trace_kernel is knowledge.ladder_playout_trace_kernel
     env = make_env("go", board_size=7)
     env.reset(seed=0)
     action = with_it.act(env)
@@ -120,3 +131,42 @@ def test_the_default_agent_searches_one_tree_per_core_its_games_share(monkeypatc
     assert tried.threads == default.threads == 8 and tried.c == 0.2
     with_it, without = feature_agents("rave", 0.25, seed=3, workers=16)
     assert with_it.threads == without.threads == 4
+
+
+def replayed_returns(record: dict, size: int) -> list[float]:
+    """Each seat's return after replaying a stored game's opening and moves, every move
+    checked against the legal mask first."""
+    env = make_env("go", board_size=size, komi=7.5)
+    env.reset()
+    for action in record["opening"] + record["moves"]:
+        assert env.observe(env.agent_selection)["action_mask"][action]
+        env.step(action)
+    assert all(env.terminations[a] or env.truncations[a] for a in env.possible_agents)
+    return [env.rewards[a] for a in env.possible_agents]
+
+
+@needs_gnugo
+@pytest.mark.slow
+def test_a_ten_game_7x7_match_against_gnugo_is_played_stored_and_resumed(tmp_path, capsys):
+    """Issue 15's CI smoke match: the default Go agent at 0.2 s a move against GNU Go level
+    10 on 7x7 (komi 7.5). Every game is legal and ends, colours alternate in pairs on one
+    opening, each game is stored once, and a second run plays none again."""
+    store = tmp_path / "go7.sqlite"
+    argv = ["gnugo", "--size", "7", "--games", "10", "--time", "0.2", "--store", str(store)]
+    assert go_strength.main(argv) == 0
+    played = capsys.readouterr().out
+    assert played.count("/10 games") == 10
+    with ResultsStore(store) as results:
+        [(match_id, definition)] = results.matches()
+        records = sorted(results.records(match_id).values(), key=lambda r: r["index"])
+    assert definition["options"]["board_size"] == 7 and definition["options"]["komi"] == 7.5
+    assert [r["index"] for r in records] == list(range(10))
+    assert [r["agent_a_seat"] for r in records] == [0, 1] * 5
+    for first, second in zip(records[::2], records[1::2], strict=True):
+        assert first["opening"] == second["opening"]
+    for record in records:
+        assert replayed_returns(record, 7) == record["returns"]
+    assert go_strength.main(argv) == 0
+    again = capsys.readouterr().out
+    assert [line for line in again.splitlines() if "/10 games" in line] == ["  10/10 games"]
+    assert again.splitlines()[-1] == played.splitlines()[-1]  # the same score

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=10, help="plies between estimates")
     parser.add_argument("--level", type=int, default=10, help="GNU Go level of the estimates")
     args = parser.parse_args(argv)
-    with ResultsStore(args.store) as store:
+    with ResultsStore(args.store, read_only=True) as store:
         matches = [(definition, store.records(match_id)) for match_id, definition
                    in store.matches()]
     for definition, records in matches:

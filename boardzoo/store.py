@@ -73,19 +73,27 @@ class ResultsStore:
     ``lease_seconds``: how long a claim stays with an owner that cannot be checked (another
     host) before others may take it over; an owner renews its claims whenever it writes, and
     while it plays (:meth:`claims_kept`).
+    ``read_only``: open an existing store for reading only (an analysis of a committed
+    store): the file is not created, its journal mode is left as it is, and any write raises
+    :class:`~boardzoo.errors.StoreError`.
     One store object per process (connections are not shared across ``fork``).
     """
 
     def __init__(
-        self, path: str | os.PathLike, lease_seconds: float = 600.0, busy_timeout: float = 60.0
+        self, path: str | os.PathLike, lease_seconds: float = 600.0, busy_timeout: float = 60.0,
+        read_only: bool = False,
     ):
         self.path = Path(path)
         self.lease_seconds = lease_seconds
         self.busy_timeout = busy_timeout
+        self.read_only = read_only
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if read_only and not self.path.is_file():
+            raise StoreError(f"{self.path}: no such results store to read")
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
+            self._db = self._connect()
             self._open()
         except sqlite3.DatabaseError as err:
             with contextlib.suppress(Exception):
@@ -95,24 +103,32 @@ class ResultsStore:
                 "untouched: move it away or pass another path"
             ) from None
 
+    def _connect(self) -> sqlite3.Connection:
+        """A connection to the file: read-write (created if missing), or read-only."""
+        if self.read_only:
+            return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                   timeout=self.busy_timeout, isolation_level=None)
+        return sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+
     def _open(self) -> None:
         """Check an existing file before writing anything to it, then create what is missing
         (a new or empty file gets the tables; an SQLite file of something else is refused)."""
         db = self._db
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        if tables and "meta" not in tables:
+        if tables and "meta" not in tables or self.read_only and not tables:
             raise sqlite3.DatabaseError("an SQLite file without boardzoo's tables")
         if tables:
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        with self._write():
-            for statement in filter(str.strip, _SCHEMA.split(";")):
-                db.execute(statement)
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('version', ?)",
-                       (FORMAT, VERSION))
+        if not self.read_only:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            with self._write():
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    db.execute(statement)
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('version', ?)",
+                           (FORMAT, VERSION))
         meta = dict(db.execute("SELECT key, value FROM meta"))
         if meta.get("format") != FORMAT or meta.get("version") != VERSION:
             raise sqlite3.DatabaseError(
@@ -125,6 +141,9 @@ class ResultsStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken at once (``BEGIN IMMEDIATE``, waiting for the busy
         timeout) so no read inside it can be invalidated by another writer."""
+        if self.read_only:
+            raise StoreError(f"results store {self.path} was opened read-only; open it without "
+                             "read_only to write")
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as err:
@@ -138,8 +157,9 @@ class ResultsStore:
 
     def close(self) -> None:
         """Give back this process's open claims and close the file."""
-        with contextlib.suppress(sqlite3.Error):
-            self.release()
+        if not self.read_only:
+            with contextlib.suppress(sqlite3.Error):
+                self.release()
         self._db.close()
 
     def __enter__(self) -> ResultsStore:

@@ -190,6 +190,33 @@ def test_more_games_extend_the_match_and_keep_the_stored_ones(tmp_path):
         assert set(first) <= set(again) and results.count(match_id) == 10
 
 
+def test_a_read_only_store_reads_the_games_and_leaves_the_file_byte_for_byte(tmp_path):
+    store = tmp_path / "results.sqlite"
+    played = play_match("tictactoe", RandomAgent(0), RandomAgent(1), games=4, store=store)
+    with sqlite3.connect(store) as db:  # as a committed store is kept: no WAL
+        db.execute("PRAGMA journal_mode=DELETE")
+    before = store.read_bytes()
+    with ResultsStore(store, read_only=True) as results:
+        (match_id, definition), = results.matches()
+        records = results.records(match_id)
+        with pytest.raises(StoreError, match="read-only"):
+            results.put(match_id, "99", {"moves": []})
+        with pytest.raises(StoreError, match="read-only"):
+            results.match({"another": "match"})
+    assert definition["game"] == "tictactoe"
+    assert [records[str(r.index)]["moves"] for r in played.records] == [
+        r.moves for r in played.records]
+    assert store.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.sqlite"]
+    with pytest.raises(StoreError, match="no such results store"):
+        ResultsStore(tmp_path / "missing.sqlite", read_only=True)
+    assert not (tmp_path / "missing.sqlite").exists()
+    foreign = tmp_path / "empty.sqlite"
+    foreign.write_bytes(b"")
+    with pytest.raises(StoreError, match="not a readable boardzoo results store"):
+        ResultsStore(foreign, read_only=True)
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign sqlite"])
 def test_a_damaged_store_is_a_one_line_error_and_is_left_as_it_was(tmp_path, capsys, damage):
     out = tmp_path / "out"

@@ -26,7 +26,9 @@ visits at the heuristic value of ``knowledge.go.prior_kernel``, against none), `
 a working ladder atari favoured; against the same priors without the ladder terms),
 ``ladders`` (those priors and the default's playouts that do not extend into a working
 ladder, against neither), ``replies`` (last good reply with forgetting in the RAVE playouts),
-``nakade`` (the playouts play the vital point of a small eye space next to the last move);
+``nakade`` (the playouts play the vital point of a small eye space next to the last move),
+``liberty_priors`` (the move priors also favour an atari on a two-liberty chain and an
+extension of an own two-liberty chain to three);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
 ``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
 default itself: how a setting's value is chosen.
@@ -49,6 +51,7 @@ from boardzoo.knowledge.go import (
     KNOWLEDGE,
     heuristic_playout_kernel,
     heuristic_playout_trace_kernel,
+    liberty_prior_kernel,
     low_liberty_playout_kernel,
     low_liberty_playout_trace_kernel,
     nakade_playout_kernel,
@@ -106,6 +109,13 @@ class GoWithNakade(Go):
     )
 
 
+class GoWithLibertyPriors(Go):
+    """Go whose move priors also favour the moves of two-liberty fights (for the
+    comparison)."""
+
+    knowledge = Knowledge(**{**KNOWLEDGE.__dict__, "prior_kernel": liberty_prior_kernel})
+
+
 class GoWithReplies(Go):
     """Go whose RAVE playouts play and learn last good replies (for the comparison)."""
 
@@ -146,6 +156,7 @@ FEATURES = {
     "ladders": ("", ""),
     "replies": ("", ""),
     "nakade": ("", ""),
+    "liberty_priors": ("", ""),
 }
 #: features that are game knowledge (playouts, priors): (Go for the side with it, for the side
 #: without)
@@ -156,6 +167,7 @@ PLAYOUT_FEATURES = {
     "ladders": (None, (GoWithoutLadders, "without ladder priors and playouts")),
     "replies": ((GoWithReplies, "with last good replies"), None),
     "nakade": ((GoWithNakade, "with the nakade step"), None),
+    "liberty_priors": ((GoWithLibertyPriors, "with two-liberty priors"), None),
 }
 
 

@@ -115,3 +115,79 @@ def test_the_ladder_playouts_do_not_run_from_a_working_ladder():
     assert share(first_moves(knowledge.ladder_playout_trace_kernel, game, state), ESCAPE) < 0.2
     game, state = position(with_stone(LADDER, 7, 1, "O"), moves=(ATARI,))
     assert share(first_moves(knowledge.ladder_playout_trace_kernel, game, state), ESCAPE) == 1
+
+
+def _chain_and_liberties(board: np.ndarray, r: int, c: int) -> tuple[set, set]:
+    """The chain through (r, c) and its liberties, by flood fill (the test's own reading)."""
+    n = board.shape[0]
+    colour, chain, liberties, todo = board[r, c], {(r, c)}, set(), [(r, c)]
+    while todo:
+        y, x = todo.pop()
+        for v, u in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+            if 0 <= v < n and 0 <= u < n:
+                if board[v, u] == 0:
+                    liberties.add((v, u))
+                elif board[v, u] == colour and (v, u) not in chain:
+                    chain.add((v, u))
+                    todo.append((v, u))
+    return chain, liberties
+
+
+def two_liberty_terms(game, state) -> dict[int, float]:
+    """Each legal board move's two-liberty prior term, read by flood fill: an atari on an
+    opponent chain of two liberties that keeps two of its own, an extension of an own chain
+    of two liberties to three; none for a capture, a ladder atari or an own-eye fill."""
+    board, n = game.cells(state), game.size
+    colour = int(game.to_play(state)) + 1
+    g = grid(state)
+    terms = {}
+    for a in np.flatnonzero(game.legal_mask(state)[: n * n]):
+        r, c = divmod(int(a), n)
+        p = int(to_point(state, a))
+        if knowledge.is_eye(g, n + 1, p, colour):
+            continue
+        neighbours = [(v, u) for v, u in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                      if 0 <= v < n and 0 <= u < n and board[v, u] != 0]
+        liberties = {q: len(_chain_and_liberties(board, *q)[1]) for q in neighbours}
+        if any(board[q] != colour and liberties[q] == 1 for q in neighbours):
+            continue  # a capture
+        if knowledge.ladder_atari_captures(g, n + 1, p, colour):
+            continue
+        after = board.copy()
+        after[r, c] = colour
+        own_after = len(_chain_and_liberties(after, r, c)[1])
+        atari = any(board[q] != colour and liberties[q] == 2 for q in neighbours)
+        extend = any(board[q] == colour and liberties[q] == 2 for q in neighbours)
+        terms[int(a)] = (knowledge.PRIOR_ATARI * (atari and own_after >= 2)
+                         + knowledge.PRIOR_EXTEND * (extend and own_after >= 3))
+    return terms
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_two_liberty_priors_add_exactly_the_flood_filled_terms(seed):
+    """On positions of random games, liberty_prior_kernel's logits minus
+    ladder_prior_kernel's are the two-liberty terms a flood fill reads (up to the softmax's
+    constant), and some of them apply."""
+    game, _ = position("\n".join(["." * 9] * 9))
+    rng = np.random.default_rng(seed)
+    state = game.initial_state()
+    applied = 0
+    for ply in range(70):
+        legal = np.flatnonzero(game.legal_mask(state)[:-1])
+        if game.is_terminal(state) or not len(legal):
+            break
+        state = game.step(state, int(rng.choice(legal)))
+        if ply % 10 != 9:
+            continue
+        mask = game.legal_mask(state)
+        out, values = np.empty(game.num_actions), np.empty(game.num_actions)
+        knowledge.ladder_prior_kernel(state, mask, out, values)
+        before = np.log(np.where(mask, out, 1.0))
+        knowledge.liberty_prior_kernel(state, mask, out, values)
+        added = np.log(np.where(mask, out, 1.0)) - before
+        terms = two_liberty_terms(game, state)
+        moves = sorted(terms)
+        expected = np.array([terms[a] for a in moves])
+        assert np.allclose(added[moves] - expected, added[moves[0]] - expected[0])
+        applied += int(np.count_nonzero(expected))
+    assert applied >= 5

@@ -7,6 +7,7 @@ import pytest
 
 from benchmarks import go_strength
 from benchmarks.go_strength import (
+    GoWithLibertyPriors,
     GoWithLowLiberties,
     GoWithNakade,
     GoWithoutLadderPriors,
@@ -111,6 +112,18 @@ def test_replies_play_the_reply_playouts_under_rave_on_one_side_only():
     assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithReplies
     assert GoWithReplies.knowledge.playout_trace_kernel is knowledge.reply_playout_trace_kernel
     assert knowledge.KNOWLEDGE.playout_trace_kernel is knowledge.ladder_playout_trace_kernel
+    env = make_env("go", board_size=7)
+    env.reset(seed=0)
+    action = with_it.act(env)
+    assert env.observe(env.agent_selection)["action_mask"][action]
+
+
+def test_liberty_priors_add_the_two_liberty_terms_to_the_default_priors_on_one_side_only():
+    with_it, without = feature_agents("liberty_priors", 0.05, seed=3)
+    assert isinstance(without, MCTSAgent)
+    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithLibertyPriors
+    assert GoWithLibertyPriors.knowledge.prior_kernel is knowledge.liberty_prior_kernel
+    assert GoWithLibertyPriors.knowledge.playout_kernel is knowledge.KNOWLEDGE.playout_kernel
     env = make_env("go", board_size=7)
     env.reset(seed=0)
     action = with_it.act(env)

@@ -932,6 +932,8 @@ PRIOR_PER_STONE = 0.25  # up to 4 stones
 PRIOR_SAVE = 2.5  # extends an own chain in atari to two or more liberties
 PRIOR_LADDER_ESCAPE = -2.0  # instead of PRIOR_SAVE: the extension is captured in a ladder
 PRIOR_LADDER_CAPTURE = 2.0  # ataris an opponent chain that a ladder then captures
+PRIOR_ATARI = 1.0  # ataris an opponent chain of two liberties, keeping two of its own
+PRIOR_EXTEND = 1.0  # gives an own chain of two liberties three or more
 PRIOR_PATTERN = 1.0  # matches a 3x3 pattern of PATTERNS_3X3
 PRIOR_NEAR_LAST = 1.0  # one of the 8 neighbours of the last move
 PRIOR_SELF_ATARI = -3.0  # a big self-atari
@@ -943,9 +945,10 @@ PRIOR_VALUE_PER_LOGIT = 0.2
 
 
 @njit(cache=True, inline="always")
-def _point_logit(g, n, w, p, colour, last, table, ladders):
+def _point_logit(g, n, w, p, colour, last, table, ladders, liberties, libs):
     """The prior logit of ``colour`` playing the legal empty point ``p`` (see PRIOR_*; the
-    ladder terms only with ``ladders``)."""
+    ladder terms only with ``ladders``, the two-liberty terms only with ``liberties``;
+    ``libs``: scratch for two points)."""
     if is_eye(g, w, p, colour):
         return PRIOR_OWN_EYE
     logit = 0.0
@@ -967,6 +970,8 @@ def _point_logit(g, n, w, p, colour, last, table, ladders):
             logit += PRIOR_SAVE
     if ladders and captured == 0 and ladder_atari_captures(g, w, p, colour):
         logit += PRIOR_LADDER_CAPTURE
+    elif liberties and captured == 0:
+        logit += _two_liberty_logit(g, w, p, colour, libs)
     if captured == 0 and _is_big_self_atari(g, w, p, colour):
         logit += PRIOR_SELF_ATARI
     if table[neighbourhood_code(g, w, p)]:
@@ -979,23 +984,48 @@ def _point_logit(g, n, w, p, colour, last, table, ladders):
     return logit
 
 
+@njit(cache=True, inline="always")
+def _two_liberty_logit(g, w, p, colour, libs):
+    """The two-liberty terms of ``colour`` playing ``p``, the fights one move before an
+    atari: PRIOR_ATARI when it takes the second-last liberty of an opponent chain and keeps
+    two of its own, plus PRIOR_EXTEND when it gives an own two-liberty chain three."""
+    atari = extend = False
+    for q in (p - 1, p + 1, p - w, p + w):
+        stone = g[STONE, q]
+        if stone == 3 - colour and not atari:
+            atari = _two_liberties(g, w, g[ROOT, q], libs)
+        elif stone == colour and not extend and _two_liberties(g, w, g[ROOT, q], libs):
+            extend = _liberties_after(g, w, p, colour, 3) >= 3
+    logit = PRIOR_EXTEND if extend else 0.0
+    if atari and _liberties_after(g, w, p, colour) >= 2:
+        logit += PRIOR_ATARI
+    return logit
+
+
 @njit(cache=True)
 def prior_kernel(state, mask, out, values):
     """Move priors for a search (the ``priors_fn`` contract of the compiled MCTS loop):
     ``out[a]`` = softmax of each legal move's logit (:func:`_point_logit`; passing:
     PRIOR_PASS while a board move is legal), 0 where illegal; ``values[a]`` = the move's
     heuristic value ``tanh(PRIOR_VALUE_PER_LOGIT * logit)`` for the mover, 0 where illegal."""
-    _priors(state, mask, out, values, False)
+    _priors(state, mask, out, values, False, False)
 
 
 @njit(cache=True)
 def ladder_prior_kernel(state, mask, out, values):
     """:func:`prior_kernel` with the ladder terms (PRIOR_LADDER_*)."""
-    _priors(state, mask, out, values, True)
+    _priors(state, mask, out, values, True, False)
 
 
 @njit(cache=True)
-def _priors(state, mask, out, values, ladders):
+def liberty_prior_kernel(state, mask, out, values):
+    """:func:`ladder_prior_kernel` with the two-liberty terms (PRIOR_ATARI, PRIOR_EXTEND)
+    where no ladder term applies."""
+    _priors(state, mask, out, values, True, True)
+
+
+@njit(cache=True)
+def _priors(state, mask, out, values, ladders, liberties):
     n = state[SIZE]
     w = n + 1
     g = grid(state)
@@ -1003,6 +1033,7 @@ def _priors(state, mask, out, values, ladders):
     last = _last_point(state)
     table = PATTERN_TABLE
     pass_action = n * n
+    libs = np.empty(2, dtype=np.int64)
     board_moves = False
     best = -np.inf
     for a in range(mask.shape[0]):
@@ -1013,7 +1044,8 @@ def _priors(state, mask, out, values, ladders):
             out[a] = 0.0
             continue
         board_moves = True
-        out[a] = _point_logit(g, n, w, to_point(state, a), colour, last, table, ladders)
+        out[a] = _point_logit(g, n, w, to_point(state, a), colour, last, table, ladders,
+                              liberties, libs)
         best = max(best, out[a])
     if pass_action < mask.shape[0] and mask[pass_action]:
         out[pass_action] = PRIOR_PASS if board_moves else 0.0

@@ -112,10 +112,11 @@ class ResultsStore:
 
     def _open(self) -> None:
         """Check an existing file before writing anything to it, then create what is missing
-        (a new or empty file gets the tables; an SQLite file of something else is refused)."""
+        (a new or empty file gets the tables; an SQLite file of something else is refused;
+        read-only: only the checks)."""
         db = self._db
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        if tables and "meta" not in tables or self.read_only and not tables:
+        if (tables and "meta" not in tables) or (self.read_only and not tables):
             raise sqlite3.DatabaseError("an SQLite file without boardzoo's tables")
         if tables:
             check = db.execute("PRAGMA quick_check").fetchone()[0]

@@ -68,6 +68,14 @@ def test_tune_differs_from_the_default_in_the_options_tried_only():
         tuned_agents("", 0.25, seed=3)
 
 
+def assert_plays_a_legal_move(agent) -> None:
+    """The agent plays a legal move in the position of the env it is given."""
+    env = make_env("go", board_size=7)
+    env.reset(seed=0)
+    action = agent.act(env)
+    assert env.observe(env.agent_selection)["action_mask"][action]
+
+
 @pytest.mark.parametrize(("feature", "game_class", "kernels"), [
     ("low_liberties", GoWithLowLiberties,
      (knowledge.low_liberty_playout_kernel, knowledge.low_liberty_playout_trace_kernel)),
@@ -81,10 +89,7 @@ def test_playout_steps_compare_playouts_with_the_step_against_the_default(featur
     assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is game_class
     assert (game_class.knowledge.playout_kernel,
             game_class.knowledge.playout_trace_kernel) == kernels
-    env = make_env("go", board_size=7)
-    env.reset(seed=0)
-    action = with_it.act(env)  # plays the position of the env it is given
-    assert env.observe(env.agent_selection)["action_mask"][action]
+    assert_plays_a_legal_move(with_it)
 
 
 def test_the_default_knowledge_reads_ladders_in_its_priors_and_playouts():
@@ -112,10 +117,7 @@ def test_replies_play_the_reply_playouts_under_rave_on_one_side_only():
     assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithReplies
     assert GoWithReplies.knowledge.playout_trace_kernel is knowledge.reply_playout_trace_kernel
     assert knowledge.KNOWLEDGE.playout_trace_kernel is knowledge.ladder_playout_trace_kernel
-    env = make_env("go", board_size=7)
-    env.reset(seed=0)
-    action = with_it.act(env)
-    assert env.observe(env.agent_selection)["action_mask"][action]
+    assert_plays_a_legal_move(with_it)
 
 
 def test_liberty_priors_add_the_two_liberty_terms_to_the_default_priors_on_one_side_only():
@@ -124,10 +126,7 @@ def test_liberty_priors_add_the_two_liberty_terms_to_the_default_priors_on_one_s
     assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithLibertyPriors
     assert GoWithLibertyPriors.knowledge.prior_kernel is knowledge.liberty_prior_kernel
     assert GoWithLibertyPriors.knowledge.playout_kernel is knowledge.KNOWLEDGE.playout_kernel
-    env = make_env("go", board_size=7)
-    env.reset(seed=0)
-    action = with_it.act(env)
-    assert env.observe(env.agent_selection)["action_mask"][action]
+    assert_plays_a_legal_move(with_it)
 
 
 def test_the_default_agent_searches_one_tree_per_core_its_games_share(monkeypatch):

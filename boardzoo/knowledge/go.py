@@ -997,17 +997,17 @@ def _two_liberty_logit(g, w, p, colour, libs):
     """The two-liberty terms of ``colour`` playing ``p``, the fights one move before an
     atari: PRIOR_ATARI when it takes the second-last liberty of an opponent chain and keeps
     two of its own, plus PRIOR_EXTEND when it gives an own two-liberty chain three."""
-    atari = extend = False
+    atari = own_two = False
     for q in (p - 1, p + 1, p - w, p + w):
         stone = g[STONE, q]
         if stone == 3 - colour and not atari:
             atari = _two_liberties(g, w, g[ROOT, q], libs)
-        elif stone == colour and not extend and _two_liberties(g, w, g[ROOT, q], libs):
-            extend = _liberties_after(g, w, p, colour, 3) >= 3
-    logit = PRIOR_EXTEND if extend else 0.0
-    if atari and _liberties_after(g, w, p, colour) >= 2:
-        logit += PRIOR_ATARI
-    return logit
+        elif stone == colour and not own_two:
+            own_two = _two_liberties(g, w, g[ROOT, q], libs)
+    if not (atari or own_two):
+        return 0.0
+    after = _liberties_after(g, w, p, colour, 3)  # once, whichever term asks
+    return PRIOR_EXTEND * (own_two and after >= 3) + PRIOR_ATARI * (atari and after >= 2)
 
 
 @njit(cache=True)

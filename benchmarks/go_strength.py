@@ -28,7 +28,8 @@ a working ladder atari favoured; against the same priors without the ladder term
 ladder, against neither), ``replies`` (last good reply with forgetting in the RAVE playouts),
 ``nakade`` (the playouts play the vital point of a small eye space next to the last move),
 ``liberty_priors`` (the move priors also favour an atari on a two-liberty chain and an
-extension of an own two-liberty chain to three);
+extension of an own two-liberty chain to three), ``score`` (playouts valued with 2% of their
+final margin, Fuego's score modification);
 ``--feature-options`` adds agent options to the side with the feature (e.g. ``c=0.5``,
 ``prior_visits=50``). ``tune OPTIONS`` plays the default agent with OPTIONS against the
 default itself: how a setting's value is chosen.
@@ -60,6 +61,7 @@ from boardzoo.knowledge.go import (
     pattern_playout_trace_kernel,
     prior_kernel,
     reply_playout_trace_kernel,
+    score_playout_value,
 )
 from boardzoo.wrappers.model import boardzoo_env
 
@@ -116,6 +118,13 @@ class GoWithLibertyPriors(Go):
     knowledge = Knowledge(**{**KNOWLEDGE.__dict__, "prior_kernel": liberty_prior_kernel})
 
 
+class GoWithScore(Go):
+    """Go whose playouts are valued with a share of their final score (for the
+    comparison)."""
+
+    knowledge = Knowledge(**{**KNOWLEDGE.__dict__, "playout_value_kernel": score_playout_value})
+
+
 class GoWithReplies(Go):
     """Go whose RAVE playouts play and learn last good replies (for the comparison)."""
 
@@ -157,6 +166,7 @@ FEATURES = {
     "replies": ("", ""),
     "nakade": ("", ""),
     "liberty_priors": ("", ""),
+    "score": ("", ""),
 }
 #: features that are game knowledge (playouts, priors): (Go for the side with it, for the side
 #: without)
@@ -168,6 +178,7 @@ PLAYOUT_FEATURES = {
     "replies": ((GoWithReplies, "with last good replies"), None),
     "nakade": ((GoWithNakade, "with the nakade step"), None),
     "liberty_priors": ((GoWithLibertyPriors, "with two-liberty priors"), None),
+    "score": ((GoWithScore, "with score-shaded playout values"), None),
 }
 
 

@@ -424,6 +424,36 @@ def test_exact_value_is_the_result_for_the_side_to_move():
         assert knowledge.exact_value(state) == expected != 0
 
 
+WALLS = """
+..XO.
+..XO.
+..XO.
+..XO.
+..XO.
+"""  # Black's area 15, White's 10
+
+
+@pytest.mark.parametrize("komi, outcome, expected", [
+    (0.5, 1, 0.98 + 0.02 * 4.5 / 25),  # won by 15 - 10 - 0.5 on 25 points
+    (0.5, 2, -0.98 + 0.02 * 4.5 / 25),  # the outcome decides the sign, the margin shades it
+    (-30.0, 1, 1.0),  # a margin above N*N (35) counts as N*N
+    (5.0, 3, 0.0),  # a draw by 15 - 10 - 5
+])
+def test_score_playout_value_shades_the_result_by_the_area_margin(komi, outcome, expected):
+    _, state = position(WALLS, komi=komi)
+    assert knowledge.score_playout_value(state, outcome) == pytest.approx(expected)
+
+
+def test_score_playout_value_is_black_s_view_and_every_win_outranks_every_loss():
+    _, black = position(WALLS, komi=0.5)
+    _, white = position(WALLS.replace("X", "o").replace("O", "X").replace("o", "O"), komi=-0.5)
+    assert knowledge.score_playout_value(white, 2) == -knowledge.score_playout_value(black, 1)
+    _, far_behind = position(WALLS, komi=40.0)  # margin -35: counts as -N*N
+    _, far_ahead = position(WALLS, komi=-30.0)
+    assert (knowledge.score_playout_value(far_behind, 1) > 0
+            > knowledge.score_playout_value(far_ahead, 2))
+
+
 # ----------------------------------------------------------------------- pure Python
 def test_numba_disabled_gives_the_same_results():
     """Under NUMBA_DISABLE_JIT=1 the same source plays the same heuristic playouts and

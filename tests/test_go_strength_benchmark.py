@@ -3,6 +3,7 @@ default agent without it (the games themselves are the benchmark, not a test).""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from benchmarks import go_strength
@@ -14,15 +15,19 @@ from benchmarks.go_strength import (
     GoWithoutLadders,
     GoWithoutPatterns,
     GoWithReplies,
+    GoWithScore,
     OnOtherPlayouts,
     default_go_agent,
     feature_agents,
     tuned_agents,
 )
 from boardzoo.agents import MCTSAgent
+from boardzoo.agents.mcts.agent import _leaf_function
 from boardzoo.envs import make_env, make_game
+from boardzoo.envs.core import OUTCOME
 from boardzoo.gtp import find_gnugo
 from boardzoo.knowledge import go as knowledge
+from boardzoo.rng import make_rng
 from boardzoo.store import ResultsStore
 
 needs_gnugo = pytest.mark.skipif(find_gnugo() is None,
@@ -127,6 +132,35 @@ def test_liberty_priors_add_the_two_liberty_terms_to_the_default_priors_on_one_s
     assert GoWithLibertyPriors.knowledge.prior_kernel is knowledge.liberty_prior_kernel
     assert GoWithLibertyPriors.knowledge.playout_kernel is knowledge.KNOWLEDGE.playout_kernel
     assert_plays_a_legal_move(with_it)
+
+
+def test_score_values_the_playouts_of_one_side_by_their_margin():
+    with_it, without = feature_agents("score", 0.05, seed=3)
+    assert isinstance(without, MCTSAgent)
+    assert isinstance(with_it, OnOtherPlayouts) and with_it.game_class is GoWithScore
+    assert GoWithScore.knowledge.playout_value_kernel is knowledge.score_playout_value
+    assert knowledge.KNOWLEDGE.playout_value_kernel is None
+    assert_plays_a_legal_move(with_it)
+
+
+@pytest.mark.parametrize("rave", [True, False])
+def test_the_search_s_playout_leaves_take_their_value_from_the_game_s_value_kernel(rave):
+    """The seam: a leaf's value is the knowledge's playout value of the playout's end (the
+    margin-shaded value for GoWithScore, the bare result for Go)."""
+    for game, shaded in ((GoWithScore(board_size=5), True), (make_game("go", board_size=5),
+                                                             False)):
+        leaf = _leaf_function(game, "heuristic", None, rave)
+        trace = np.empty(3 * 25 + 2, np.int64)
+        values, results = [], []
+        for seed in range(5):
+            state = game.initial_state()
+            value, _ = leaf(state, make_rng(seed), trace)
+            results.append(1.0 if state[OUTCOME] == 1 else -1.0)
+            expected = (knowledge.score_playout_value(state, state[OUTCOME]) if shaded
+                        else results[-1])
+            assert value == pytest.approx(expected)
+            values.append(value)
+        assert (values != results) == shaded
 
 
 def test_the_default_agent_searches_one_tree_per_core_its_games_share(monkeypatch):

@@ -86,6 +86,8 @@ class GameKnowledge(Protocol):
       :data:`boardzoo.timecontrol.MIN_THINKING_MOVES`);
     * ``playout_kernel(state, rng) -> outcome`` and ``playout_trace_kernel(state, rng,
       trace) -> plies``: a heuristic playout policy, the same contract as the game's own;
+    * ``playout_value_kernel(state, outcome) -> float``: seat 0's value in [-1, 1] of a
+      playout's final ``state`` (its ``outcome`` code); None: the outcome, +1 / 0 / -1;
     * ``prior_kernel(state, mask, out, values)``: compiled move priors for a PUCT search
       (``out``: a distribution over the legal actions of ``mask``; ``values``: the moves'
       heuristic values, or zeros);
@@ -117,6 +119,8 @@ class GameKnowledge(Protocol):
     @property
     def playout_trace_kernel(self) -> Kernel | None: ...
     @property
+    def playout_value_kernel(self) -> Kernel | None: ...
+    @property
     def prior_kernel(self) -> Kernel | None: ...
     @property
     def search_defaults(self) -> SearchDefaults: ...
@@ -138,6 +142,7 @@ class Knowledge:
     min_thinking_moves: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None
+    playout_value_kernel: Kernel | None = None
     prior_kernel: Kernel | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 

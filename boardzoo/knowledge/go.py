@@ -177,6 +177,7 @@ __all__ = [
     "PATTERNS_3X3",
     "pattern_table",
     "prior_kernel",
+    "score_playout_value",
 ]
 
 RADIUS = 3
@@ -187,6 +188,8 @@ SELF_ATARI_TRIES = 3
 """How many times the random move is redrawn while it is a big self-atari."""
 SCALE_PER_POINT = 0.5
 """The evaluation is ``tanh(score / (SCALE_PER_POINT * N * N))``."""
+SCORE_WEIGHT = 0.02
+"""Share of a playout's value that comes from its final score (Fuego's score modification)."""
 
 _SLOTS = num_slots(19)
 _EXTRA_KEYS = zobrist_keys(_SLOTS + 1, seed=20240612)
@@ -1065,6 +1068,20 @@ def _priors(state, mask, out, values, ladders, liberties):
         total += out[a]
     for a in range(mask.shape[0]):
         out[a] /= total
+
+
+@njit(cache=True)
+def score_playout_value(state, outcome):
+    """Black's (seat 0's) value of a finished playout, shaded by its margin as Fuego does:
+    ``(1 - w) * result + w * score / N**2`` (``result`` +1 won / -1 lost / 0 drawn, ``score``
+    the Tromp-Taylor area score with komi, clipped to ``[-N**2, N**2]``,
+    ``w`` = :data:`SCORE_WEIGHT`), so that among moves that win as often the search prefers
+    the bigger margin and does not let a won game thin out. Every win still outranks every
+    loss."""
+    n = state[SIZE]
+    margin = min(max(area_score(state) / (n * n), -1.0), 1.0)
+    result = 0.0 if outcome == 3 else (1.0 if outcome == 1 else -1.0)
+    return (1.0 - SCORE_WEIGHT) * result + SCORE_WEIGHT * margin
 
 
 @njit(cache=True)

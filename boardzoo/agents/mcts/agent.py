@@ -979,14 +979,15 @@ def _priors_function(game: Any, evaluator: Any, uses_priors: bool):
 def _leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
     if evaluator == "heuristic":
         return fast.make_evaluation_leaf(_heuristic_evaluation(game))
+    value = getattr(game.knowledge, "playout_value_kernel", None) or fast.outcome_value
     knowledge = game.knowledge if rollout == "heuristic" else None
     if rave:
         trace = getattr(knowledge, "playout_trace_kernel", None) or game.playout_trace_kernel
         if trace is None:
             raise InvalidOptionError(f"rave=True needs move traces from {game.name}'s playouts")
-        return fast.make_traced_rollout_leaf(trace)
+        return fast.make_traced_rollout_leaf(trace, value)
     return fast.make_rollout_leaf(
-        getattr(knowledge, "playout_kernel", None) or game.playout_kernel
+        getattr(knowledge, "playout_kernel", None) or game.playout_kernel, value
     )
 
 

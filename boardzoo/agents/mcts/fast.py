@@ -60,23 +60,32 @@ def seat0_value_of_proof(proven, mover):
     return value if mover == 0 else -value
 
 
-def make_rollout_leaf(playout_fn):
-    """Leaf value = the result of one playout (seat 0's return); no trace."""
+@njit(cache=True)
+def outcome_value(state, outcome):
+    """Seat 0's value of a finished playout: its outcome, +1 / 0 / -1 (the games' default;
+    a game's ``knowledge.playout_value_kernel`` may shade it)."""
+    return SEAT0_RETURN[outcome]
+
+
+def make_rollout_leaf(playout_fn, value_fn):
+    """Leaf value = seat 0's value (``value_fn``) of one playout's end; no trace."""
 
     @njit
     def leaf(state, rng, trace):
-        return SEAT0_RETURN[playout_fn(state, rng)], 0
+        outcome = playout_fn(state, rng)
+        return value_fn(state, outcome), 0
 
     return leaf
 
 
-def make_traced_rollout_leaf(trace_fn):
-    """Leaf value of one playout that also records its moves in ``trace`` (for RAVE)."""
+def make_traced_rollout_leaf(trace_fn, value_fn):
+    """Leaf value (``value_fn``) of one playout that also records its moves in ``trace``
+    (for RAVE)."""
 
     @njit
     def leaf(state, rng, trace):
         count = trace_fn(state, rng, trace)
-        return SEAT0_RETURN[state[OUTCOME]], count
+        return value_fn(state, np.int64(state[OUTCOME])), count
 
     return leaf
 
@@ -312,6 +321,7 @@ __all__ = [
     "make_evaluation_priors",
     "make_rollout_leaf",
     "make_traced_rollout_leaf",
+    "outcome_value",
     "root_child_of_action",
     "run_simulations",
     "uniform_priors",

@@ -1,4 +1,5 @@
-"""Ratings from game results: Elo by maximum likelihood, score intervals, and an SPRT.
+"""Ratings from game results: Elo by maximum likelihood, score intervals, a sign test for
+paired runs, and an SPRT.
 
 Perspective: a result is the first player's score, 1 win, 1/2 draw, 0 loss. Elo differences
 follow the logistic model ``P(A beats B) = 1 / (1 + 10 ** (-(R_A - R_B) / 400))``; a draw
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["elo_ratings", "score_interval", "expected_score", "SPRT"]
+__all__ = ["elo_ratings", "score_interval", "expected_score", "sign_test", "SPRT"]
 
 _ELO = 400.0 / math.log(10.0)  # Elo points per unit of logit
 Z95 = 1.959963984540054
@@ -32,6 +33,17 @@ def score_interval(score: float, games: int, z: float = Z95) -> tuple[float, flo
     centre = (score + z * z / (2 * games)) / denom
     half = z * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def sign_test(only_a: int, only_b: int) -> float:
+    """Two-sided exact sign test for paired games (the same openings and colours played by
+    two agents): ``only_a`` / ``only_b`` pairs scored better by A / by B (ties carry no
+    information). The chance of a split at least this uneven were A and B equally strong."""
+    if min(only_a, only_b) < 0:
+        raise ValueError(f"counts must be >= 0, got {only_a} and {only_b}")
+    n = only_a + only_b
+    tail = sum(math.comb(n, k) for k in range(min(only_a, only_b) + 1))
+    return min(1.0, 2.0 * tail / 2.0**n)
 
 
 def elo_ratings(

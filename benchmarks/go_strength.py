@@ -11,6 +11,7 @@ Run::
     python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1
     python -m benchmarks.go_strength gnugo --size 13 --games 40 --time 3
     python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1 --knowledge nakade
+    python -m benchmarks.go_strength gnugo --size 9 --games 100 --time 1 --patterns P.npz
     python -m benchmarks.go_strength feature patterns --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature rave --size 9 --games 100 --time 0.5
     python -m benchmarks.go_strength feature priors --size 9 --games 100 --time 0.5
@@ -53,8 +54,10 @@ from boardzoo.knowledge.go import (
     heuristic_playout_kernel,
     heuristic_playout_trace_kernel,
     liberty_prior_kernel,
+    load_pattern_logits,
     low_liberty_playout_kernel,
     low_liberty_playout_trace_kernel,
+    make_learned_prior_kernel,
     nakade_playout_kernel,
     nakade_playout_trace_kernel,
     pattern_playout_kernel,
@@ -131,6 +134,14 @@ class GoWithReplies(Go):
     knowledge = Knowledge(
         **{**KNOWLEDGE.__dict__, "playout_trace_kernel": reply_playout_trace_kernel}
     )
+
+
+def go_with_learned_patterns(path: str) -> type[Go]:
+    """Go whose move priors take their pattern term from a fitted file
+    (``benchmarks.go_fit_patterns``) instead of the hand-set 3x3 patterns."""
+    kernel = make_learned_prior_kernel(load_pattern_logits(path))
+    knowledge = Knowledge(**{**KNOWLEDGE.__dict__, "prior_kernel": kernel})
+    return type("GoWithLearnedPatterns", (Go,), {"knowledge": knowledge})
 
 
 class OnOtherPlayouts:
@@ -236,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--knowledge", default=None,
                         choices=[name for name, (on, _) in PLAYOUT_FEATURES.items() if on],
                         help="gnugo: boardzoo plays on the Go knowledge with this feature")
+    parser.add_argument("--patterns", default=None,
+                        help="gnugo: boardzoo's priors take their pattern term from this "
+                             "file of benchmarks.go_fit_patterns (one worker)")
     parser.add_argument("--feature-options", default="",
                         help="more options for the side with the feature, e.g. c=0.5")
     parser.add_argument("--seed", type=int, default=0)
@@ -246,8 +260,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "gnugo":
         spec = args.agent or default_go_agent(args.time, args.workers)
         ours, theirs = make_agent(spec, seed=args.seed), GnuGoAgent(level=args.level)
+        if args.knowledge and args.patterns:
+            raise SystemExit("--knowledge and --patterns change the same agent: give one")
         if args.knowledge:
             ours = OnOtherPlayouts(ours, *PLAYOUT_FEATURES[args.knowledge][0])
+            spec += f" ({ours.spec['playouts']})"
+        if args.patterns:
+            if args.workers != 1:
+                raise SystemExit("--patterns plays in this process: use --workers 1")
+            ours = OnOtherPlayouts(ours, go_with_learned_patterns(args.patterns),
+                                   f"with learned pattern priors from {args.patterns}")
             spec += f" ({ours.spec['playouts']})"
         label = f"{spec} vs gnugo level {args.level}, {args.size}x{args.size}"
     elif args.what == "tune":

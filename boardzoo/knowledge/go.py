@@ -107,6 +107,11 @@ Playout policy (:func:`pattern_playout_kernel`, with the ladder check below the 
     10 0.82 over 44 games where the default scored 0.91 on the same openings (9x9, 1 s a
     move; docs/agents.md).
 
+    Learned pattern priors (:func:`make_learned_prior_kernel`, optional): the ladder priors
+    with the pattern term read from a table of one logit per 3x3 pattern
+    (:func:`canonical_codes`: the side to move's view, the 8 symmetries as one) fitted to GNU
+    Go's moves (``benchmarks.go_fit_patterns``) instead of PRIOR_PATTERN for MoGo's patterns.
+
     No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go_board`)
     and every move is legal under the state's ko/superko/suicide rules; the game ends as the
     plain playout does (two passes, or ``max_moves``). Only chains near the last move are
@@ -116,6 +121,7 @@ Playout policy (:func:`pattern_playout_kernel`, with the ladder check below the 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -156,6 +162,7 @@ from boardzoo.envs.go_board import (
     to_point,
     zobrist_keys,
 )
+from boardzoo.errors import CheckpointError
 from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.rng import below
 
@@ -184,6 +191,14 @@ __all__ = [
     "pattern_table",
     "prior_kernel",
     "score_playout_value",
+    "canonical_codes",
+    "neighbourhood_code_of",
+    "pattern_logits",
+    "load_pattern_logits",
+    "ladder_move_logits",
+    "make_learned_prior_kernel",
+    "PATTERN_LOGITS",
+    "NO_PATTERN_LOGITS",
 ]
 
 RADIUS = 3
@@ -361,6 +376,49 @@ def pattern_table() -> np.ndarray:
 PATTERN_TABLE = pattern_table()
 
 
+def _symmetries() -> list[list[int]]:
+    """The 8 rotations/reflections of a 3x3 neighbourhood, each as where every cell of
+    _OFFSETS goes."""
+    result = []
+    for flip in (False, True):
+        for turns in range(4):
+            perm = []
+            for dr, dc in _OFFSETS:
+                r, c = dr, (-dc if flip else dc)
+                for _ in range(turns):
+                    r, c = c, -r
+                perm.append(_OFFSETS.index((r, c)))
+            result.append(perm)
+    return result
+
+
+def canonical_codes(codes: np.ndarray, to_move: np.ndarray | int) -> np.ndarray:
+    """Neighbourhood codes (:func:`neighbourhood_code`) as the side to move sees them (its
+    stones 1, the opponent's 2) and made equal under the 8 symmetries (the least variant):
+    one key per pattern whatever its orientation and colours. ``to_move``: BLACK or WHITE."""
+    codes = np.asarray(codes, dtype=np.int64)
+    cells = np.stack([(codes >> (2 * k)) & 3 for k in range(8)], axis=-1)
+    white = np.expand_dims(np.asarray(to_move) == WHITE, -1)
+    cells = np.where(white & (cells == BLACK), WHITE,
+                     np.where(white & (cells == WHITE), BLACK, cells))
+    variants = [sum(cells[..., perm[k]] << (2 * k) for k in range(8)) for perm in _symmetries()]
+    return np.minimum.reduce(variants)
+
+
+def pattern_logits(canonical: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    """float32 ``[2, 65536]``: the logit of every neighbourhood code for Black to move (row 0)
+    and White to move (row 1), from one logit per canonical code (0 for codes not given)."""
+    order = np.argsort(canonical)
+    canonical, logits = np.asarray(canonical)[order], np.asarray(logits, np.float64)[order]
+    table = np.zeros((2, 1 << 16), dtype=np.float32)
+    for row, colour in enumerate((BLACK, WHITE)):
+        keys = canonical_codes(np.arange(1 << 16), colour)
+        where = np.clip(np.searchsorted(canonical, keys), 0, max(len(canonical) - 1, 0))
+        found = (canonical[where] == keys) if len(canonical) else np.zeros(keys.shape, bool)
+        table[row] = np.where(found, logits[where] if len(logits) else 0.0, 0.0)
+    return table
+
+
 @njit(cache=True, inline="always")
 def neighbourhood_code(g, w, p):
     """The 16-bit code of the 8 points around ``p`` (see _OFFSETS; STONE values 0..3)."""
@@ -370,6 +428,12 @@ def neighbourhood_code(g, w, p):
         code |= g[STONE, q] << (2 * k)
         k += 1
     return code
+
+
+def neighbourhood_code_of(state: np.ndarray, action: int) -> int:
+    """:func:`neighbourhood_code` of a board action's point in ``state``."""
+    w = state[SIZE] + 1
+    return int(neighbourhood_code(grid(state), w, to_point(state, action)))
 
 
 # ----------------------------------------------------------------------- playout policy
@@ -957,6 +1021,12 @@ PRIOR_SELF_ATARI = -3.0  # a big self-atari
 PRIOR_OWN_EYE = -4.0  # fills one of the mover's own eyes
 PRIOR_EDGE = (-1.0, -0.3)  # on the first and second line
 PRIOR_PASS = -3.0  # passing while a board move is legal
+#: the pattern term of the hand-set priors, ``[colour to move - 1, code]``: PRIOR_PATTERN
+#: where the code matches PATTERNS_3X3
+#: (float32: numba bakes arrays under 1 MB into cached code)
+PATTERN_LOGITS = np.stack([PRIOR_PATTERN * PATTERN_TABLE] * 2).astype(np.float32)
+#: no pattern term (what the learned pattern logits are fitted on top of)
+NO_PATTERN_LOGITS = np.zeros((2, 1 << 16), dtype=np.float32)
 #: a move's heuristic value (mover's view, for RAVE's prior visits) is tanh(this * logit)
 PRIOR_VALUE_PER_LOGIT = 0.2
 
@@ -964,8 +1034,9 @@ PRIOR_VALUE_PER_LOGIT = 0.2
 @njit(cache=True, inline="always")
 def _point_logit(g, n, w, p, colour, last, table, ladders, liberties, libs):
     """The prior logit of ``colour`` playing the legal empty point ``p`` (see PRIOR_*; the
-    ladder terms only with ``ladders``, the two-liberty terms only with ``liberties``;
-    ``libs``: scratch for two points)."""
+    pattern term ``table[code]``, ``table`` the row of a ``[2, 65536]`` pattern-logit table
+    for ``colour``; the ladder terms only with ``ladders``, the two-liberty terms only with
+    ``liberties``; ``libs``: scratch for two points)."""
     if is_eye(g, w, p, colour):
         return PRIOR_OWN_EYE
     logit = 0.0
@@ -991,8 +1062,7 @@ def _point_logit(g, n, w, p, colour, last, table, ladders, liberties, libs):
         logit += _two_liberty_logit(g, w, p, colour, libs)
     if captured == 0 and _is_big_self_atari(g, w, p, colour):
         logit += PRIOR_SELF_ATARI
-    if table[neighbourhood_code(g, w, p)]:
-        logit += PRIOR_PATTERN
+    logit += table[neighbourhood_code(g, w, p)]
     if last != 0 and abs(p // w - last // w) <= 1 and abs(p % w - last % w) <= 1:
         logit += PRIOR_NEAR_LAST
     line = min(p // w, p % w, n + 1 - p // w, n + 1 - p % w) - 1  # 0: the first line
@@ -1025,48 +1095,62 @@ def prior_kernel(state, mask, out, values):
     ``out[a]`` = softmax of each legal move's logit (:func:`_point_logit`; passing:
     PRIOR_PASS while a board move is legal), 0 where illegal; ``values[a]`` = the move's
     heuristic value ``tanh(PRIOR_VALUE_PER_LOGIT * logit)`` for the mover, 0 where illegal."""
-    _priors(state, mask, out, values, False, False)
+    _priors(state, mask, out, values, False, False, PATTERN_LOGITS)
 
 
 @njit(cache=True)
 def ladder_prior_kernel(state, mask, out, values):
     """:func:`prior_kernel` with the ladder terms (PRIOR_LADDER_*)."""
-    _priors(state, mask, out, values, True, False)
+    _priors(state, mask, out, values, True, False, PATTERN_LOGITS)
 
 
 @njit(cache=True)
 def liberty_prior_kernel(state, mask, out, values):
     """:func:`ladder_prior_kernel` with the two-liberty terms (PRIOR_ATARI, PRIOR_EXTEND)
     where no ladder term applies."""
-    _priors(state, mask, out, values, True, True)
+    _priors(state, mask, out, values, True, True, PATTERN_LOGITS)
 
 
 @njit(cache=True)
-def _priors(state, mask, out, values, ladders, liberties):
+def ladder_move_logits(state, mask, out, patterns):
+    """``out[a]``: the logit of each legal move under the ladder priors with the pattern
+    term read from ``patterns`` (``[2, 65536]``; see :func:`_point_logit`), -inf where
+    illegal: what :func:`ladder_prior_kernel` softmaxes (PATTERN_LOGITS) and what learned
+    pattern logits are fitted on top of (NO_PATTERN_LOGITS)."""
+    _prior_logits(state, mask, out, True, False, patterns)
+
+
+@njit(cache=True)
+def _prior_logits(state, mask, out, ladders, liberties, patterns):
     n = state[SIZE]
     w = n + 1
     g = grid(state)
     colour = state[TO_PLAY] + 1
     last = _last_point(state)
-    table = PATTERN_TABLE
+    table = patterns[colour - 1]
     pass_action = n * n
     libs = np.empty(2, dtype=np.int64)
     board_moves = False
-    best = -np.inf
     for a in range(mask.shape[0]):
         if not mask[a]:
             out[a] = -np.inf
             continue
         if a == pass_action:
-            out[a] = 0.0
             continue
         board_moves = True
         out[a] = _point_logit(g, n, w, to_point(state, a), colour, last, table, ladders,
                               liberties, libs)
-        best = max(best, out[a])
     if pass_action < mask.shape[0] and mask[pass_action]:
         out[pass_action] = PRIOR_PASS if board_moves else 0.0
-        best = max(best, out[pass_action])
+
+
+@njit(cache=True)
+def _priors(state, mask, out, values, ladders, liberties, patterns):
+    _prior_logits(state, mask, out, ladders, liberties, patterns)
+    best = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            best = max(best, out[a])
     total = 0.0
     for a in range(mask.shape[0]):
         values[a] = math.tanh(PRIOR_VALUE_PER_LOGIT * out[a]) if mask[a] else 0.0
@@ -1074,6 +1158,36 @@ def _priors(state, mask, out, values, ladders, liberties):
         total += out[a]
     for a in range(mask.shape[0]):
         out[a] /= total
+
+
+def load_pattern_logits(path: str | Path) -> np.ndarray:
+    """The ``[2, 65536]`` pattern-logit table of a fitted file (``benchmarks.go_fit_patterns``:
+    arrays ``codes``, canonical codes, and ``logits``); read without pickles, so loading
+    never runs code. A missing or malformed file is a :class:`CheckpointError`."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            codes, logits = data["codes"], data["logits"]
+    except (OSError, ValueError, KeyError, EOFError) as err:
+        raise CheckpointError(f"{path}: not a pattern-logit file with arrays 'codes' and "
+                              f"'logits' ({err})") from None
+    if (codes.ndim != 1 or codes.shape != logits.shape or codes.dtype.kind not in "iu"
+            or not np.isfinite(logits).all() or (codes < 0).any() or (codes >= 1 << 16).any()):
+        raise CheckpointError(f"{path}: 'codes' must be 16-bit neighbourhood codes and "
+                              "'logits' finite numbers, one per code")
+    return pattern_logits(codes, logits)
+
+
+def make_learned_prior_kernel(patterns: np.ndarray):
+    """The ladder priors (:func:`ladder_prior_kernel`) with the pattern term read from
+    ``patterns`` (``[2, 65536]``, e.g. :func:`load_pattern_logits`) instead of the hand-set
+    PRIOR_PATTERN; compiled per process (the table is baked in, so it is not cached on
+    disk)."""
+
+    @njit
+    def learned_prior_kernel(state, mask, out, values):
+        _priors(state, mask, out, values, True, False, patterns)
+
+    return learned_prior_kernel
 
 
 @njit(cache=True)

@@ -30,6 +30,7 @@ from boardzoo.knowledge.go import (
     PATTERN_LOGITS,
     canonical_codes,
     ladder_move_logits,
+    logits_of_keys,
     neighbourhood_code_of,
 )
 from boardzoo.store import ResultsStore
@@ -131,8 +132,7 @@ def scores(data: Competitions, keep: np.ndarray, logits: np.ndarray) -> tuple[fl
 
 def learned_logits(data: Competitions, codes: np.ndarray, logits: np.ndarray) -> np.ndarray:
     """Every move's prior logit with the learned pattern term (0 for unseen patterns)."""
-    where = np.clip(np.searchsorted(codes, data.code), 0, len(codes) - 1)
-    return data.offset + np.where(codes[where] == data.code, logits[where], 0.0)
+    return data.offset + logits_of_keys(data.code, codes, logits)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -197,6 +197,7 @@ __all__ = [
     "canonical_codes",
     "neighbourhood_code_of",
     "pattern_logits",
+    "logits_of_keys",
     "load_pattern_logits",
     "ladder_move_logits",
     "make_learned_prior_kernel",
@@ -408,18 +409,22 @@ def canonical_codes(codes: np.ndarray, to_move: np.ndarray | int) -> np.ndarray:
     return np.minimum.reduce(variants)
 
 
+def logits_of_keys(keys: np.ndarray, canonical: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    """The logit of each canonical key in ``keys`` from one logit per code of the sorted
+    ``canonical`` (0 for keys not given)."""
+    if len(canonical) == 0:
+        return np.zeros(np.shape(keys))
+    where = np.clip(np.searchsorted(canonical, keys), 0, len(canonical) - 1)
+    return np.where(canonical[where] == keys, logits[where], 0.0)
+
+
 def pattern_logits(canonical: np.ndarray, logits: np.ndarray) -> np.ndarray:
     """float32 ``[2, 65536]``: the logit of every neighbourhood code for Black to move (row 0)
     and White to move (row 1), from one logit per canonical code (0 for codes not given)."""
     order = np.argsort(canonical)
     canonical, logits = np.asarray(canonical)[order], np.asarray(logits, np.float64)[order]
-    table = np.zeros((2, 1 << 16), dtype=np.float32)
-    for row, colour in enumerate((BLACK, WHITE)):
-        keys = canonical_codes(np.arange(1 << 16), colour)
-        where = np.clip(np.searchsorted(canonical, keys), 0, max(len(canonical) - 1, 0))
-        found = (canonical[where] == keys) if len(canonical) else np.zeros(keys.shape, bool)
-        table[row] = np.where(found, logits[where] if len(logits) else 0.0, 0.0)
-    return table
+    return np.stack([logits_of_keys(canonical_codes(np.arange(1 << 16), colour), canonical,
+                                    logits) for colour in (BLACK, WHITE)]).astype(np.float32)
 
 
 @njit(cache=True, inline="always")

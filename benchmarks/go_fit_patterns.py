@@ -29,6 +29,7 @@ from boardzoo.knowledge.go import (
     NO_PATTERN_LOGITS,
     PATTERN_LOGITS,
     canonical_codes,
+    fills_own_eye,
     ladder_move_logits,
     logits_of_keys,
     neighbourhood_code_of,
@@ -39,7 +40,9 @@ from boardzoo.store import ResultsStore
 class Competitions(NamedTuple):
     """Legal board moves of every position, flattened: ``position`` (which competition),
     ``offset`` (the logit of the other prior terms), ``hand`` (the hand-set pattern term),
-    ``code`` (canonical pattern code), ``chosen`` (GNU Go played it); ``game`` per position."""
+    ``code`` (canonical pattern code; NO_CODE for a move that fills an own eye, which the
+    priors score without a pattern term), ``chosen`` (GNU Go played it); ``game`` per
+    position."""
 
     position: np.ndarray
     offset: np.ndarray
@@ -47,6 +50,10 @@ class Competitions(NamedTuple):
     code: np.ndarray
     chosen: np.ndarray
     game: np.ndarray
+
+
+#: the code of a move with no pattern term (an own-eye fill)
+NO_CODE = -1
 
 
 def is_gnugo(agent: dict[str, Any]) -> bool:
@@ -90,10 +97,11 @@ def _gnugo_moves(game: Go, record: dict[str, Any], seats: list[int], parts: dict
             legal = np.flatnonzero(mask[:-1])
             ladder_move_logits(state, mask, offsets, NO_PATTERN_LOGITS)
             ladder_move_logits(state, mask, hand, PATTERN_LOGITS)
-            codes = np.array([neighbourhood_code_of(state, a) for a in legal])
+            codes = canonical_codes([neighbourhood_code_of(state, a) for a in legal], ply % 2 + 1)
+            eyes = np.array([fills_own_eye(state, a) for a in legal], dtype=bool)
             parts["offset"].append(offsets[legal])
             parts["hand"].append(hand[legal] - offsets[legal])
-            parts["code"].append(canonical_codes(codes, ply % 2 + 1))
+            parts["code"].append(np.where(eyes, NO_CODE, codes))
             parts["chosen"].append(legal == action)
             yield len(legal)
         game.apply_kernel(state, action)
@@ -101,7 +109,8 @@ def _gnugo_moves(game: Go, record: dict[str, Any], seats: list[int], parts: dict
 
 def fit(data: Competitions, train: np.ndarray, iterations: int = 200) -> tuple[np.ndarray,
                                                                                np.ndarray]:
-    """(canonical codes, logits) fitted by MM on the moves where ``train`` is true."""
+    """(canonical codes, logits) fitted by MM on the moves where ``train`` is true (moves
+    with NO_CODE keep the strength of their other terms)."""
     codes, index = np.unique(data.code[train], return_inverse=True)
     position = np.unique(data.position[train], return_inverse=True)[1]
     base = np.exp(data.offset[train])
@@ -110,8 +119,9 @@ def fit(data: Competitions, train: np.ndarray, iterations: int = 200) -> tuple[n
     for _ in range(iterations):
         total = np.bincount(position, base * gamma[index])
         spent = np.bincount(index, base / total[position], minlength=len(codes))
-        gamma = wins / (spent + 2.0 / (gamma + 1.0))
-    return codes, np.log(gamma)
+        gamma = np.where(codes == NO_CODE, 1.0, wins / (spent + 2.0 / (gamma + 1.0)))
+    fitted = codes != NO_CODE
+    return codes[fitted], np.log(gamma[fitted])
 
 
 def scores(data: Competitions, keep: np.ndarray, logits: np.ndarray) -> tuple[float, float]:

@@ -109,6 +109,27 @@ def test_mm_recovers_known_pattern_logits_and_beats_them_on_held_out_likelihood(
     assert learned[0] > flat[0] + 0.1 and learned[1] > flat[1]
 
 
+def test_moves_without_a_pattern_term_are_left_out_of_the_fit_and_anchor_its_scale():
+    # the moves of pattern 0 fill an own eye: no pattern term (strength of the offset alone)
+    true = np.array([0.0, 1.0, -1.0, 2.0])
+    data = synthetic(true, positions=6000, moves=8, seed=2)
+    data = data._replace(code=np.where(data.code == 0, fitting.NO_CODE, data.code))
+    codes, logits = fitting.fit(data, np.ones(len(data.code), bool))
+    assert codes.tolist() == [1, 2, 3]
+    assert np.allclose(logits, true[1:], atol=0.15)  # no longer up to a constant
+
+
+def test_an_own_eye_fill_is_told_apart_from_other_moves():
+    game = Go(board_size=5)
+    state = game.initial_state()
+    for action in (1, 25, 5, 25, 6, 25):  # Black b5, a4, b4 around a5; White passes
+        game.apply_kernel(state, action)
+    assert knowledge.fills_own_eye(state, 0)  # a5: Black's corner eye
+    assert not knowledge.fills_own_eye(state, 2) and not knowledge.fills_own_eye(state, 24)
+    game.apply_kernel(state, 24)  # Black plays elsewhere: for White a5 is no own eye
+    assert not knowledge.fills_own_eye(state, 0)
+
+
 def test_scores_by_hand_share_a_tie_for_the_top():
     # position 0: logits (0, 0), first chosen; position 1: logits (ln 3, 0), second chosen
     data = fitting.Competitions(np.array([0, 0, 1, 1]), np.array([0, 0, np.log(3), 0]),

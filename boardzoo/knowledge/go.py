@@ -444,6 +444,14 @@ def neighbourhood_code_of(state: np.ndarray, action: int) -> int:
     return int(neighbourhood_code(grid(state), w, to_point(state, action)))
 
 
+def fills_own_eye(state: np.ndarray, action: int) -> bool:
+    """Whether the board action fills one of the mover's own eyes: the priors give such a
+    move PRIOR_OWN_EYE alone, with no pattern term (so a fit of pattern logits leaves it
+    out)."""
+    return bool(is_eye(grid(state), state[SIZE] + 1, to_point(state, action),
+                       state[TO_PLAY] + 1))
+
+
 # ----------------------------------------------------------------------- playout policy
 @njit(cache=True, inline="always")
 def _point_at(state, ply):

@@ -49,24 +49,29 @@ def score_swings(game: Go, record: dict[str, Any], engine: Engine,
     return swings
 
 
+def lost_games(path: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each match of the store at ``path``: (its game options, the records of the games
+    boardzoo (agent a) lost, by index)."""
+    with ResultsStore(path, read_only=True) as store:
+        matches = [(definition, store.records(match_id)) for match_id, definition
+                   in store.matches()]
+    return [(definition["options"],
+             sorted((r for r in records.values() if r["score"] < 0.5), key=lambda r: r["index"]))
+            for definition, records in matches]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store", help="a benchmarks.go_strength gnugo store")
     parser.add_argument("--every", type=int, default=10, help="plies between estimates")
     parser.add_argument("--level", type=int, default=10, help="GNU Go level of the estimates")
     args = parser.parse_args(argv)
-    with ResultsStore(args.store, read_only=True) as store:
-        matches = [(definition, store.records(match_id)) for match_id, definition
-                   in store.matches()]
-    for definition, records in matches:
-        options = definition["options"]
+    for options, records in lost_games(args.store):
         game = Go(**options)
         engine = GtpEngine(gnugo_command(args.level)(options))
         engine.send(f"boardsize {options['board_size']}")
         engine.send(f"komi {options['komi']}")
-        for record in sorted(records.values(), key=lambda r: r["index"]):
-            if record["score"] >= 0.5:
-                continue
+        for record in records:
             swings = score_swings(game, record, engine, args.every)
             colour = "Black" if record["agent_a_seat"] == 0 else "White"
             print(f"game {record['index']} (boardzoo {colour}): "

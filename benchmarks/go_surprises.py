@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.go_losses import lost_games
 from boardzoo.agents import make_agent
 from boardzoo.agents.mcts.agent import SearchResult
 from boardzoo.envs import go_v0
 from boardzoo.envs.go import Go
-from boardzoo.store import ResultsStore
 
 
 def search(options: dict[str, Any], moves: list[int], spec: str, seed: int) -> SearchResult:
@@ -97,16 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", default=[""],
                         help='MCTS options to try, "" for the default (e.g. "" "c=0.4")')
     args = parser.parse_args(argv)
-    with ResultsStore(args.store, read_only=True) as store:
-        matches = [(definition, store.records(match_id))
-                   for match_id, definition in store.matches()]
     found = {variant or "default": 0 for variant in args.variants}
-    for definition, records in matches:
-        for record in sorted(records.values(), key=lambda r: r["index"]):
-            if record["score"] >= 0.5:
-                continue
-            row = game_surprise(definition["options"], record, args.scan, args.simulations,
-                                args.variants)
+    for options, records in lost_games(args.store):
+        for record in records:
+            row = game_surprise(options, record, args.scan, args.simulations, args.variants)
             print(json.dumps(row), flush=True)
             for name in found:
                 found[name] += name in row and row[name]["rank"] == 0

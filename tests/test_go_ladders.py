@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from boardzoo.envs.go_board import BLACK, WHITE, grid, to_point
+from boardzoo.envs.go_board import BLACK, WHITE, grid, is_eye, to_point
 from boardzoo.knowledge import go as knowledge
 from tests.test_go_knowledge import first_moves, position, share
 
@@ -144,7 +144,7 @@ def two_liberty_terms(game, state) -> dict[int, float]:
     for a in np.flatnonzero(game.legal_mask(state)[: n * n]):
         r, c = divmod(int(a), n)
         p = int(to_point(state, a))
-        if knowledge.is_eye(g, n + 1, p, colour):
+        if is_eye(g, n + 1, p, colour):
             continue
         neighbours = [(v, u) for v, u in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
                       if 0 <= v < n and 0 <= u < n and board[v, u] != 0]

@@ -10,6 +10,7 @@ from boardzoo.envs import go_board
 from boardzoo.envs.core import OUTCOME, P0_WINS, P1_WINS
 from boardzoo.envs.go import Go
 from boardzoo.knowledge import go as knowledge
+from boardzoo.knowledge.go import playouts
 from boardzoo.rng import make_rng
 from tests.test_go_knowledge import first_moves, position
 
@@ -48,7 +49,7 @@ PA, PB, PC, PD = 33, 44, 55, 66
 
 def test_the_winner_s_moves_become_replies_to_the_one_and_two_moves_before():
     replies = np.zeros(BUFFER - knowledge.REPLY_OFFSET, np.int64)
-    knowledge._learn_replies(played([A, B, C, D], P0_WINS), 0, replies)
+    playouts._learn_replies(played([A, B, C, D], P0_WINS), 0, replies)
     BLACK, WHITE = go_board.BLACK, go_board.WHITE
     expected = {one(BLACK, PB): PC, two(BLACK, PA, PB): PC}
     assert {int(i): int(replies[i]) for i in np.flatnonzero(replies)} == expected
@@ -61,7 +62,7 @@ def test_the_loser_forgets_a_stored_reply_it_just_played_and_keeps_others():
     replies[one(WHITE, PA)] = PB  # White's reply to A was B: White played it and lost
     replies[one(WHITE, PC)] = PA  # a reply White did not play: kept
     replies[two(WHITE, PB, PC)] = PD
-    knowledge._learn_replies(played([A, B, C, D], P0_WINS), 0, replies)
+    playouts._learn_replies(played([A, B, C, D], P0_WINS), 0, replies)
     assert replies[one(WHITE, PA)] == 0
     assert replies[one(WHITE, PC)] == PA
     assert replies[two(WHITE, PB, PC)] == 0
@@ -70,10 +71,10 @@ def test_the_loser_forgets_a_stored_reply_it_just_played_and_keeps_others():
 def test_only_moves_from_the_start_ply_teach_and_passes_are_never_replies():
     BLACK, WHITE = go_board.BLACK, go_board.WHITE
     replies = np.zeros(BUFFER - knowledge.REPLY_OFFSET, np.int64)
-    knowledge._learn_replies(played([A, B, C, PASS, D], P1_WINS), 3, replies)
+    playouts._learn_replies(played([A, B, C, PASS, D], P1_WINS), 3, replies)
     # from ply 3: White's pass (no reply stored), Black's D after a pass (no previous point)
     assert not np.any(replies)
-    knowledge._learn_replies(played([A, B, C, D], P1_WINS), 3, replies)
+    playouts._learn_replies(played([A, B, C, D], P1_WINS), 3, replies)
     assert {int(i): int(replies[i]) for i in np.flatnonzero(replies)} == {
         one(WHITE, PC): PD, two(WHITE, PB, PC): PD}
     assert not replies[one(BLACK, PB)]

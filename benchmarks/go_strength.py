@@ -252,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
                              "file of benchmarks.go_fit_patterns (one worker)")
     parser.add_argument("--feature-options", default="",
                         help="more options for the side with the feature, e.g. c=0.5")
+    parser.add_argument("--opening-plies", type=int, default=2,
+                        help="random moves before the agents play (default 2, one per "
+                             "colour; 0: every game from the empty board, its variety left "
+                             "to boardzoo's search)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--store", default="go_strength_results.sqlite")
@@ -287,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         done[0] += count
         print(f"  {done[0]}/{args.games} games", flush=True)
 
-    result = play_match("go", ours, theirs, games=args.games, seed=args.seed, opening_plies=2,
+    result = play_match("go", ours, theirs, games=args.games, seed=args.seed,
+                        opening_plies=args.opening_plies,
                         game_options=options, store=args.store, workers=args.workers,
                         progress=progress)
     report(label, result)

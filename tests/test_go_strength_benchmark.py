@@ -22,7 +22,7 @@ from benchmarks.go_strength import (
     tuned_agents,
 )
 from boardzoo.agents import MCTSAgent
-from boardzoo.agents.mcts.agent import _leaf_function
+from boardzoo.agents.mcts.kernels import leaf_function
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.core import OUTCOME
 from boardzoo.gtp import find_gnugo
@@ -149,7 +149,7 @@ def test_the_search_s_playout_leaves_take_their_value_from_the_game_s_value_kern
     margin-shaded value for GoWithScore, the bare result for Go)."""
     for game, shaded in ((GoWithScore(board_size=5), True), (make_game("go", board_size=5),
                                                              False)):
-        leaf = _leaf_function(game, "heuristic", None, rave)
+        leaf = leaf_function(game, "heuristic", None, rave)
         trace = np.empty(3 * 25 + 2, np.int64)
         values, results = [], []
         for seed in range(5):

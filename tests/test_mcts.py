@@ -192,7 +192,7 @@ def test_a_subtree_too_big_to_copy_in_the_time_left_is_dropped(monkeypatch):
     """Under a clock, reusing a subtree is skipped when copying it would take more than
     REROOT_SHARE of the time to the target (a huge tree after a long think made a short
     move overrun and lose on time): the search starts a new tree instead."""
-    from boardzoo.agents.mcts import agent as mcts_agent
+    from boardzoo.agents.mcts import reuse
     from boardzoo.timecontrol import ClockView
 
     env = make_env("connect_four")
@@ -203,11 +203,11 @@ def test_a_subtree_too_big_to_copy_in_the_time_left_is_dropped(monkeypatch):
     env.step(first.pv[1])
     kept = _subtree_visits(agent, first.action, first.pv[1])
     # each node now "costs" 1 s to copy: no clock can pay for the subtree
-    monkeypatch.setattr(mcts_agent, "REROOT_SECONDS_PER_NODE", 1.0)
+    monkeypatch.setattr(reuse, "REROOT_SECONDS_PER_NODE", 1.0)
     second = agent.search(env, clock=ClockView(remaining=5.0, increment=0.1))
     # nothing kept: a new tree, whose first simulation expands the root and visits no child
     assert kept > 0 and second.visits.sum() == second.simulations - 1
-    monkeypatch.setattr(mcts_agent, "REROOT_SECONDS_PER_NODE", 1e-12)
+    monkeypatch.setattr(reuse, "REROOT_SECONDS_PER_NODE", 1e-12)
     env.step(second.action)
     env.step(second.pv[1])
     kept = _subtree_visits(agent, second.action, second.pv[1])

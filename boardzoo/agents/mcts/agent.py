@@ -32,7 +32,9 @@ from boardzoo.agents.base import SearchingAgent
 from boardzoo.agents.mcts import fast
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.generic import run_generic
+from boardzoo.agents.mcts.kernels import compiled_kernels, warm_up
 from boardzoo.agents.mcts.parallel import RootHelpers
+from boardzoo.agents.mcts.reuse import kept_node
 from boardzoo.agents.mcts.rules import (
     FPU_CONSTANT,
     FPU_PARENT,
@@ -83,10 +85,6 @@ EXACT_SOLVER_SHARE = 0.5  # of time_limit, for the game's exact solver at the ro
 DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
 GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
 DEFAULT_SIMULATIONS = 1000
-#: seconds to copy one node when a subtree is reused (measured ~150 ns, pages included)
-REROOT_SECONDS_PER_NODE = 2e-7
-#: the most of the time to the target a reused subtree's copy may take (else: a new tree)
-REROOT_SHARE = 0.25
 #: most simulations one call of :meth:`MCTSAgent.ponder` runs (bounds the tree's memory)
 PONDER_SIMULATIONS = 2_000_000
 #: the smallest ``max_nodes``: room for a root with every child of the biggest board
@@ -659,8 +657,8 @@ class MCTSAgent(SearchingAgent):
         if isinstance(model, GameModel):
             uses_priors = (settings.selection != "uct" or self.progressive_widening
                            or (settings.rave and settings.cfg.prior_visits > 0))
-            kernels = _compiled_kernels(model.game, settings.rollout, settings.evaluator,
-                                        settings.rave, uses_priors)
+            kernels = compiled_kernels(model.game, settings.rollout, settings.evaluator,
+                                       settings.rave, uses_priors)
 
             def runner_over(tree: Tree, rng: np.ndarray):
                 def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
@@ -683,7 +681,7 @@ class MCTSAgent(SearchingAgent):
 
                 return run
 
-            _warm_up(model.game, kernels, settings.cfg)
+            warm_up(model.game, kernels, settings.cfg)
             own = runner_over(self.tree, self.rng)
             if self._helpers is None:
                 return own
@@ -728,51 +726,19 @@ class MCTSAgent(SearchingAgent):
 
     def _prepare_tree(self, model: EnvModel, root: Any, deadline: float = math.inf) -> None:
         """Reuse the subtree reached by our last move and the reply, if it matches and
-        copying it is expected to take at most :data:`REROOT_SHARE` of the time left until
+        copying it is expected to take at most :data:`~.reuse.REROOT_SHARE` of the time left until
         ``deadline`` (a subtree of millions of nodes after a long think takes ~0.5 s, which
         a short move under a clock cannot pay); the helper trees (``threads``) keep theirs
         by the same rule."""
         self._tree_full = False
-        node = self._kept_node(model, root, self.tree, deadline)
+        node = kept_node(model, self.tree, self._reuse_from, root, deadline)
         if node < 0:
             self.tree.clear()
         elif node > 0:  # (node 0: the tree's own root, kept as it is)
             self.tree.reroot(node)
         if self._helpers is not None:
-            self._helpers.start_search(lambda tree: self._kept_node(model, root, tree, deadline))
-
-    def _kept_node(self, model: EnvModel, root: Any, tree: Tree, deadline: float) -> int:
-        """The node of ``tree`` to keep as the new root (0: the root itself), or -1 for a
-        new tree."""
-        node = self._matching_node(model, root, tree) if self._reuse_from is not None else -1
-        if node > 0 and _reroot_seconds(tree, node) > REROOT_SHARE * (deadline - monotonic()):
-            return -1
-        return node
-
-    def _matching_node(self, model: EnvModel, root: Any, tree: Tree) -> int:
-        """The node of ``tree`` (within two plies of the old root, through our last move;
-        after pondering, the old root itself or its children) whose state equals ``root``,
-        or -1. Only boardzoo states can be compared."""
-        old_root, our_action = self._reuse_from
-        if not isinstance(model, GameModel) or len(old_root) != len(root):
-            return -1
-        if our_action is None:  # pondered: the old root is the opponent's position
-            if np.array_equal(old_root, root):  # we move there ourselves (playing both sides)
-                return 0
-            for child in tree.children(0):
-                if np.array_equal(model.step(old_root, int(tree.ints[child, ACTION])), root):
-                    return child
-            return -1
-        ours = fast.root_child_of_action(tree.ints, our_action)
-        if ours < 0:
-            return -1
-        after_ours = model.step(old_root, our_action)
-        if np.array_equal(after_ours, root):
-            return ours
-        for child in tree.children(ours):
-            if np.array_equal(model.step(after_ours, int(tree.ints[child, ACTION])), root):
-                return child
-        return -1
+            self._helpers.start_search(
+                lambda tree: kept_node(model, tree, self._reuse_from, root, deadline))
 
     def _gumbel_root(self, runner, budget: int, deadline: float):
         """Sequential halving over the top-m actions by Gumbel noise + log prior; returns
@@ -910,14 +876,6 @@ def _principal_variation(tree: Tree, max_length: int = 32, start: int = 0) -> li
     return pv
 
 
-def _reroot_seconds(tree: Tree, node: int) -> float:
-    """Expected seconds to copy ``node``'s subtree: the tree's nodes in the share of the
-    root's visits that went through ``node``."""
-    through_root = int(tree.ints[list(tree.children()), VISITS].sum())
-    share = tree.ints[node, VISITS] / through_root if through_root else 1.0
-    return tree.size * min(1.0, share) * REROOT_SECONDS_PER_NODE
-
-
 def _single_legal_move(model: EnvModel, root: Any) -> bool:
     return int(np.count_nonzero(model.legal_mask(root))) == 1
 
@@ -934,86 +892,6 @@ def _lead_is_safe(visits: np.ndarray, more_by_time: float, more_by_budget: int) 
         return visits.size == 1
     second, first = np.sort(visits)[-2:]
     return first - second > min(more_by_time, more_by_budget)
-
-
-_KERNEL_CACHE: dict[tuple, tuple] = {}
-_WARM: set[tuple] = set()
-
-
-def _compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool,
-                      uses_priors: bool) -> tuple:
-    """(legal, apply, leaf, priors) compiled functions for the fast loop, built once per
-    game class and leaf kind; ``uses_priors``: the search reads the priors (PUCT, Gumbel,
-    progressive widening, RAVE's prior visits), so the game's own move priors are worth
-    computing."""
-    key = (type(game), rollout, evaluator, rave, uses_priors)
-    if key not in _KERNEL_CACHE:
-        _KERNEL_CACHE[key] = (
-            game.legal_mask_kernel,
-            game.apply_kernel,
-            _leaf_function(game, rollout, evaluator, rave),
-            _priors_function(game, evaluator, uses_priors),
-        )
-    return _KERNEL_CACHE[key]
-
-
-def _heuristic_evaluation(game: Any):
-    knowledge = game.knowledge
-    if knowledge is None or knowledge.evaluate_kernel is None:
-        raise InvalidOptionError(f"{game.name} has no heuristic evaluation; use evaluator=None")
-    return knowledge.evaluate_kernel
-
-
-def _priors_function(game: Any, evaluator: Any, uses_priors: bool):
-    """With the heuristic evaluator a softmax over the evaluations of the positions each
-    legal move leads to; else the game's own move priors (``knowledge.prior_kernel``) where
-    the selection reads priors and the game has them; else uniform priors."""
-    if evaluator == "heuristic":
-        return fast.make_evaluation_priors(game.apply_kernel, _heuristic_evaluation(game))
-    knowledge = game.knowledge
-    if uses_priors and knowledge is not None and knowledge.prior_kernel is not None:
-        return knowledge.prior_kernel
-    return fast.uniform_priors
-
-
-def _leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
-    if evaluator == "heuristic":
-        return fast.make_evaluation_leaf(_heuristic_evaluation(game))
-    value = getattr(game.knowledge, "playout_value_kernel", None) or fast.outcome_value
-    knowledge = game.knowledge if rollout == "heuristic" else None
-    if rave:
-        trace = getattr(knowledge, "playout_trace_kernel", None) or game.playout_trace_kernel
-        if trace is None:
-            raise InvalidOptionError(f"rave=True needs move traces from {game.name}'s playouts")
-        return fast.make_traced_rollout_leaf(trace, value)
-    return fast.make_rollout_leaf(
-        getattr(knowledge, "playout_kernel", None) or game.playout_kernel, value
-    )
-
-
-def _warm_up(game: Any, kernels: tuple, cfg: SearchConfig) -> None:
-    """Compile the fast loop for this game before any time budget starts."""
-    key = (type(game), kernels, cfg.rave)
-    if key in _WARM:
-        return
-    scratch = Tree(1 << 12)
-    fast.run_simulations(
-        scratch.ints,
-        scratch.floats,
-        scratch.meta,
-        cfg,
-        game.initial_state(),
-        2,
-        0.0,
-        make_rng(0),
-        kernels[0],
-        kernels[1],
-        kernels[2],
-        kernels[3],
-        game.num_actions,
-        -1,
-    )
-    _WARM.add(key)
 
 
 def _check_options(

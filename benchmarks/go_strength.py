@@ -2,9 +2,11 @@
 strength feature (with against without, equal time per move, same openings).
 
 Every match is an arena match (:func:`boardzoo.arena.play_match`): colours alternate, games
-2k and 2k+1 share a random opening, and the games are stored in ``--store`` as they end, so
-an interrupted run resumes where it stopped. Komi 7.5, area scoring; GNU Go runs at level 10
-with Chinese rules, ``--never-resign`` and ``--capture-all-dead``.
+2k and 2k+1 share a random opening (two moves, one a colour; ``--opening-plies 0``: none,
+every game from the empty board, as the issue's protocol asks), and the games are stored in
+``--store`` as they end, so an interrupted run resumes where it stopped. Komi 7.5, area
+scoring; GNU Go runs at level 10 with Chinese rules, ``--never-resign`` and
+``--capture-all-dead``.
 
 Run::
 

@@ -32,6 +32,7 @@ from boardzoo.agents.base import SearchingAgent
 from boardzoo.agents.mcts import fast
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.generic import run_generic
+from boardzoo.agents.mcts.gumbel import sequential_halving
 from boardzoo.agents.mcts.kernels import compiled_kernels, warm_up
 from boardzoo.agents.mcts.parallel import RootHelpers
 from boardzoo.agents.mcts.reuse import kept_node
@@ -43,7 +44,6 @@ from boardzoo.agents.mcts.rules import (
     UCT,
     SearchConfig,
     add_root_noise,
-    completed_q,
     visit_policy,
 )
 from boardzoo.agents.mcts.tree import (
@@ -412,8 +412,10 @@ class MCTSAgent(SearchingAgent):
             add_root_noise(self.tree, *self.dirichlet, self.np_rng)
         budget = self._simulation_budget(clock)
         if self.settings.selection == "gumbel":
-            more, gumbel_choice, improved = self._gumbel_root(
-                runner, budget - done, _as_deadline(deadlines.target))
+            deadline = _as_deadline(deadlines.target)
+            more, gumbel_choice, improved = sequential_halving(
+                self.tree, self.settings.cfg, self._gumbel_width(), budget - done, deadline,
+                self.np_rng, lambda n, child: self._run(runner, n, deadline, child))
         else:
             watched = on_progress is not None or stop is not None
             more = self._rounds(runner, model, budget - done, deadlines, start, on_progress,
@@ -740,31 +742,6 @@ class MCTSAgent(SearchingAgent):
             self._helpers.start_search(
                 lambda tree: kept_node(model, tree, self._reuse_from, root, deadline))
 
-    def _gumbel_root(self, runner, budget: int, deadline: float):
-        """Sequential halving over the top-m actions by Gumbel noise + log prior; returns
-        (simulations run, chosen child row, improved policy over the root children)."""
-        ints, floats = self.tree.ints, self.tree.floats
-        children = np.array(self.tree.children())
-        logits = np.log(np.maximum(floats[children, PRIOR], 1e-12))
-        gumbel = self.np_rng.gumbel(size=children.size)
-        m = min(self._gumbel_width(), children.size)
-        remaining = list(np.argsort(-(gumbel + logits), kind="stable")[:m])
-        phases = max(1, math.ceil(math.log2(m))) if m > 1 else 1
-        done = 0
-        for _phase in range(phases):
-            per_action = max(1, (budget - 1) // (phases * len(remaining)))
-            for k in remaining:
-                done += self._run(runner, per_action, deadline, int(children[k]))
-            scores = self._gumbel_scores(children, gumbel, logits)
-            remaining = sorted(remaining, key=lambda k: -scores[k])[: max(1, len(remaining) // 2)]
-            if len(remaining) == 1 or (deadline and monotonic() > deadline):
-                break
-        scores = self._gumbel_scores(children, gumbel, logits)
-        choice = int(children[max(remaining, key=lambda k: scores[k])])
-        sigma = completed_q(ints, floats, 0, self.settings.cfg, children.size)
-        improved = np.exp(logits + sigma - (logits + sigma).max())
-        return done, choice, improved / improved.sum()
-
     def _gumbel_width(self) -> int:
         """Actions Gumbel's root considers: ``gumbel_actions``, or by default 16 when an
         evaluator gives informative priors and every legal action when priors are uniform
@@ -772,10 +749,6 @@ class MCTSAgent(SearchingAgent):
         if self.gumbel_actions is not None:
             return self.gumbel_actions
         return 16 if self.settings.evaluator is not None else 1 << 30
-
-    def _gumbel_scores(self, children: np.ndarray, gumbel: np.ndarray, logits: np.ndarray):
-        sigma = completed_q(self.tree.ints, self.tree.floats, 0, self.settings.cfg, children.size)
-        return gumbel + logits + sigma
 
     def _result(
         self,

@@ -728,10 +728,10 @@ class MCTSAgent(SearchingAgent):
 
     def _prepare_tree(self, model: EnvModel, root: Any, deadline: float = math.inf) -> None:
         """Reuse the subtree reached by our last move and the reply, if it matches and
-        copying it is expected to take at most :data:`~.reuse.REROOT_SHARE` of the time left until
-        ``deadline`` (a subtree of millions of nodes after a long think takes ~0.5 s, which
-        a short move under a clock cannot pay); the helper trees (``threads``) keep theirs
-        by the same rule."""
+        copying it is expected to take at most :data:`~.reuse.REROOT_SHARE` of the time
+        left until ``deadline`` (a subtree of millions of nodes after a long think takes
+        ~0.5 s, which a short move under a clock cannot pay); the helper trees
+        (``threads``) keep theirs by the same rule."""
         self._tree_full = False
         node = kept_node(model, self.tree, self._reuse_from, root, deadline)
         if node < 0:

@@ -43,16 +43,12 @@ def sequential_halving(
         per_action = max(1, (budget - 1) // (phases * len(remaining)))
         for k in remaining:
             done += run_forced(per_action, int(children[k]))
-        scores = gumbel + logits + _completed_q(tree, cfg, children)
+        sigma = completed_q(tree.ints, tree.floats, 0, cfg, children.size)
+        scores = gumbel + logits + sigma
         remaining = sorted(remaining, key=lambda k: -scores[k])[: max(1, len(remaining) // 2)]
         if len(remaining) == 1 or (deadline and monotonic() > deadline):
             break
-    sigma = _completed_q(tree, cfg, children)
-    scores = gumbel + logits + sigma
     choice = int(children[max(remaining, key=lambda k: scores[k])])
     improved = np.exp(logits + sigma - (logits + sigma).max())
     return done, choice, improved / improved.sum()
 
-
-def _completed_q(tree: Tree, cfg: SearchConfig, children: np.ndarray) -> np.ndarray:
-    return completed_q(tree.ints, tree.floats, 0, cfg, children.size)

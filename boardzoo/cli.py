@@ -234,6 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--time-limit", type=float, default=None,
                        help="Connect Four: seconds per move instead of a node budget "
                        "(machine-dependent)")
+    label.add_argument("--agent", default=None, metavar="SPEC",
+                       help="Connect Four: positions from this agent's self-play (e.g. "
+                       "alphazero:checkpoint=connect_four,simulations=200,exact_solver=False) "
+                       "after --opening-plies random moves, its move where a random one "
+                       "would be: the positions a strong player meets")
+    label.add_argument("--opening-plies", type=int, default=4,
+                       help="with --agent: random moves before its self-play (default 4)")
 
     gtp = commands.add_parser(
         "gtp",
@@ -497,6 +504,7 @@ def run_label(args: argparse.Namespace) -> int:
 
 def _connect_four_labels(args: argparse.Namespace) -> tuple[Callable, Any]:
     """(exclude -> the labels, the game) for `boardzoo label connect_four`, options checked."""
+    from boardzoo.agents import make_agent
     from boardzoo.envs import make_game
     from boardzoo.errors import InvalidOptionError
     from boardzoo.training.labels import LABEL_MAX_NODES, label_connect_four
@@ -515,10 +523,14 @@ def _connect_four_labels(args: argparse.Namespace) -> tuple[Callable, Any]:
         raise InvalidOptionError("give --max-nodes or --time-limit, not both")
     budget = ({"time_limit": args.time_limit, "max_nodes": None} if args.time_limit
               else {"max_nodes": args.max_nodes or LABEL_MAX_NODES})
+    if not 0 <= args.opening_plies <= min_stones:
+        raise InvalidOptionError(f"--opening-plies must be in 0..{min_stones} (--min-stones)")
+    agent = None if args.agent is None else make_agent(args.agent, seed=args.seed)
 
     def labels(exclude: set[bytes]) -> Iterator[dict]:
         return label_connect_four(args.positions, args.seed, min_stones, exclude,
-                                  best_move_prob=args.best_move_prob, **budget)
+                                  best_move_prob=args.best_move_prob, agent=agent,
+                                  opening_plies=args.opening_plies, **budget)
 
     return labels, make_game("connect_four")
 
@@ -529,10 +541,11 @@ def _othello_labels(args: argparse.Namespace) -> tuple[Callable, Any]:
     from boardzoo.errors import InvalidOptionError
     from boardzoo.training.labels import label_othello
 
-    if args.min_stones is not None or args.max_nodes is not None or args.time_limit is not None:
+    if (args.min_stones is not None or args.max_nodes is not None
+            or args.time_limit is not None or args.agent is not None):
         raise InvalidOptionError(
-            "--min-stones, --max-nodes and --time-limit are Connect Four's; Othello takes "
-            "--board-size and --max-empties (its solver always finishes)")
+            "--min-stones, --max-nodes, --time-limit and --agent are Connect Four's; Othello "
+            "takes --board-size and --max-empties (its solver always finishes)")
     size = 6 if args.board_size is None else args.board_size
     max_empties = 14 if args.max_empties is None else args.max_empties
     if size not in (6, 8):

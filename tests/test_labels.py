@@ -16,6 +16,7 @@ from boardzoo.errors import CheckpointError
 from boardzoo.knowledge.connect_four import solve
 from boardzoo.training import TrainConfig, train
 from boardzoo.training.labels import (
+    LABEL_MAX_NODES,
     canonical_key,
     label_connect_four,
     label_othello,
@@ -86,6 +87,52 @@ def test_the_labellers_node_budget_skips_hard_positions_the_same_way_everywhere(
     tiny = stones(2_000)
     assert tiny == stones(2_000) and len(tiny) == 12
     assert 12 not in tiny and max(tiny) > max(full)  # skipped ones played through
+
+
+class _LeftmostPlayer:
+    """An agent that plays the leftmost legal column: a known move for every position."""
+
+    def act(self, env):
+        return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+
+def test_labels_from_an_agents_self_play_follow_its_moves_after_the_opening():
+    """With an agent the games are its self-play from ``opening_plies`` random moves: with
+    ``best_move_prob=0`` every later move is the agent's, labelled or not."""
+    game = make_game("connect_four")
+    rows = list(label_connect_four(10, seed=5, min_stones=12, agent=_LeftmostPlayer(),
+                                   opening_plies=3, best_move_prob=0.0))
+    first = rows[0]["position"]
+    assert len(first) == 12
+    state = game.parse_position(first[:3])
+    for column in first[3:]:  # the agent's moves up to the first labelled position
+        assert int(column) - 1 == game.legal_actions(state)[0]
+        state = game.step(state, int(column) - 1)
+    following = 0  # and from one labelled position to the next in the same game
+    for earlier, later in zip(rows, rows[1:], strict=False):
+        if later["position"][:-1] == earlier["position"]:
+            previous = game.parse_position(earlier["position"])
+            assert int(later["position"][-1]) - 1 == game.legal_actions(previous)[0]
+            following += 1
+    assert following >= 5
+    for row in rows:
+        assert row == solver_label(game, game.parse_position(row["position"]), solve, None,
+                                   LABEL_MAX_NODES)
+    # the optimal moves still come in with best_move_prob: other games, the same labels' form
+    mixed = list(label_connect_four(10, seed=5, min_stones=12, agent=_LeftmostPlayer(),
+                                    opening_plies=3, best_move_prob=1.0))
+    assert [r["position"] for r in mixed] != [r["position"] for r in rows]
+
+
+def test_the_agent_labeller_refuses_what_it_cannot_do(tmp_path, capsys):
+    out = str(tmp_path / "x.jsonl")
+    for argv, message in (
+            (["connect_four", "--min-stones", "8", "--agent", "random", "--opening-plies", "9"],
+             "--opening-plies must be in 0..8"),
+            (["othello", "--agent", "random"], "--agent are Connect Four's"),
+            (["connect_four", "--agent", "nosuchagent"], "nosuchagent")):
+        assert cli_main(["label", *argv, "--out", out]) == 2
+        assert message in capsys.readouterr().err
 
 
 def test_malformed_label_files_name_the_line(tmp_path):

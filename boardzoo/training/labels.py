@@ -21,7 +21,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from boardzoo.envs.symmetry import symmetries
 from boardzoo.errors import CheckpointError
 
 __all__ = [
+    "agent_player",
     "canonical_key",
     "label_connect_four",
     "label_othello",
@@ -144,17 +145,21 @@ time limit, so that a seed gives the same labels on any machine under any load."
 def label_connect_four(count: int, seed: int = 0, min_stones: int = 8,
                        exclude: set[bytes] | None = None, time_limit: float | None = None,
                        best_move_prob: float = 0.5,
-                       max_nodes: int | None = LABEL_MAX_NODES) -> Iterator[dict]:
+                       max_nodes: int | None = LABEL_MAX_NODES,
+                       agent: Any = None, opening_plies: int = 4) -> Iterator[dict]:
     """``count`` labelled 6x7 Connect Four positions from boardzoo's own games (see
-    :func:`label_games`), labelled from ``min_stones`` stones on. Positions the solver
-    cannot settle within its budget per move (``max_nodes``, or ``time_limit`` seconds,
-    which makes the labels depend on the machine's speed) are played through unlabelled."""
+    :func:`label_games`; with an ``agent``, its self-play from ``opening_plies`` random
+    moves), labelled from ``min_stones`` stones on. Positions the solver cannot settle
+    within its budget per move (``max_nodes``, or ``time_limit`` seconds, which makes the
+    labels depend on the machine's speed) are played through unlabelled."""
     from boardzoo.envs import make_game
     from boardzoo.knowledge.connect_four import Solver
 
     solve = Solver(reuse_table=True).solve  # one game's positions share most of their trees
-    return label_games(make_game("connect_four"), solve, count, seed, min_stones, exclude,
-                       best_move_prob, time_limit, max_nodes)
+    game = make_game("connect_four")
+    player = None if agent is None else agent_player(game, agent)
+    return label_games(game, solve, count, seed, min_stones, exclude, best_move_prob,
+                       time_limit, max_nodes, player, opening_plies)
 
 
 def label_othello(count: int, seed: int = 0, board_size: int = 6, max_empties: int = 14,
@@ -177,32 +182,60 @@ def label_othello(count: int, seed: int = 0, board_size: int = 6, max_empties: i
 
 def label_games(game: Game, solve, count: int, seed: int, min_pieces: int,
                 exclude: set[bytes] | None = None, best_move_prob: float = 0.5,
-                time_limit: float | None = None,
-                max_nodes: int | None = None) -> Iterator[dict]:
+                time_limit: float | None = None, max_nodes: int | None = None,
+                player: Callable[[np.ndarray], int] | None = None,
+                opening_plies: int = 4) -> Iterator[dict]:
     """``count`` positions of ``game`` labelled by ``solve`` (see :func:`solver_label`) from
     boardzoo's own games: random moves until ``min_pieces`` pieces are on the board, then a
     strictly optimal move with probability ``best_move_prob`` (a random move otherwise), so
-    the positions are those of strong and of weak play alike. Every position from there on
-    is labelled, except positions (or their symmetric images) in ``exclude``, positions seen
-    before and those ``solve`` gives up on: those are played through with a random move."""
+    the positions are those of strong and of weak play alike. With a ``player`` (a state's
+    move, e.g. :func:`agent_player`) the games are its self-play from ``opening_plies``
+    random moves, and its move replaces the random one: the positions a strong player meets.
+    Every position from ``min_pieces`` on is labelled, except positions (or their symmetric
+    images) in ``exclude``, positions seen before and those ``solve`` gives up on: those are
+    played through with a random move (the player's)."""
     rng = np.random.default_rng(seed)
     seen = set(exclude or ())
     made = 0
+
+    def unlabelled_move(state: np.ndarray) -> int:
+        return player(state) if player else int(rng.choice(game.legal_actions(state)))
+
+    def pieces(state: np.ndarray) -> int:
+        return int(np.count_nonzero(game.cells(state)))
+
     while made < count:
         state = game.initial_state()
-        while not game.is_terminal(state) and np.count_nonzero(game.cells(state)) < min_pieces:
-            state = game.step(state, int(rng.choice(game.legal_actions(state))))
+        random_until = opening_plies if player else min_pieces
+        while not game.is_terminal(state) and pieces(state) < min_pieces:
+            state = game.step(state, int(rng.choice(game.legal_actions(state)))
+                              if pieces(state) < random_until else unlabelled_move(state))
         while made < count and not game.is_terminal(state):
             key = canonical_key(game, state)
             label = None if key in seen else solver_label(game, state, solve, time_limit, max_nodes)
-            moves = game.legal_actions(state)
-            if label is not None:
-                seen.add(key)
-                made += 1
-                yield label
-                if rng.random() < best_move_prob:
-                    moves = [int(a) for a in label["policy"]]
-            state = game.step(state, int(rng.choice(moves)))
+            if label is None:
+                state = game.step(state, unlabelled_move(state))
+                continue
+            seen.add(key)
+            made += 1
+            yield label
+            optimal = rng.random() < best_move_prob
+            move = int(rng.choice([int(a) for a in label["policy"]])) if optimal else None
+            state = game.step(state, unlabelled_move(state) if move is None else move)
+
+
+def agent_player(game: Game, agent: Any, **game_options: Any) -> Callable[[np.ndarray], int]:
+    """A state's move by ``agent`` (anything with ``act(env)``), through an env of ``game``
+    set to the state's position: the labeller's self-play player."""
+    from boardzoo.envs import make_env
+
+    env = make_env(game.name, **game_options)
+
+    def move(state: np.ndarray) -> int:
+        env.reset(options={"position": game.position(state)})
+        return int(agent.act(env))
+
+    return move
 
 
 def write_labels(labels: Iterable[dict], path: str | Path) -> int:

@@ -16,7 +16,8 @@ move (:func:`~boardzoo.timecontrol.move_budget`). The search runs in rounds of a
 reports progress (``on_progress``), obeys ``stop`` ("move now") and, under a clock, stops
 early when the decision can no longer change (one legal move, a proven root, a visit lead
 the simulations left cannot overturn) or runs on towards the maximum while it is unstable
-(the most visited move changed in the last round, or it is not the best valued one).
+(the most visited move changed in the last round, or it is not the best valued one): the
+two tests of :mod:`~boardzoo.agents.mcts.stopping`.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from boardzoo.agents.mcts.rules import (
     add_root_noise,
     visit_policy,
 )
+from boardzoo.agents.mcts.stopping import decision_unstable, lead_is_safe
 from boardzoo.agents.mcts.tree import (
     ACTION,
     DEFAULT_MAX_NODES,
@@ -501,28 +503,17 @@ class MCTSAgent(SearchingAgent):
             if deadlines.from_clock:
                 visits = self._root_visits()
                 rate = done / max(monotonic() - began, 1e-9)
-                if _lead_is_safe(visits, rate * max(0.0, end - monotonic()), budget - done):
+                if lead_is_safe(visits, rate * max(0.0, end - monotonic()), budget - done):
                     break
-                unstable, leader = self._unstable(visits, leader)
+                children = list(self.tree.children())
+                unstable, leader = decision_unstable(visits, self.tree.floats[children, VALUE],
+                                                     leader)
                 end = deadlines.maximum if unstable else deadlines.target
         return done
 
     def _root_visits(self) -> np.ndarray:
         """Visits of the root's children, in child order."""
         return self.tree.ints[list(self.tree.children()), VISITS]
-
-    def _unstable(self, visits: np.ndarray, leader: int) -> tuple[bool, int]:
-        """(whether the decision is unstable, the most visited child's index now): unstable
-        when the most visited child changed since the last round or is not the best valued
-        of the children searched enough to compare (at least a tenth of its visits)."""
-        now = int(np.argmax(visits)) if visits.size else -1
-        if visits.size < 2 or visits[now] == 0:
-            return False, now
-        children = np.array(self.tree.children())
-        values = self.tree.floats[children, VALUE] / np.maximum(visits, 1)
-        compared = visits >= 0.1 * visits[now]
-        best_valued = int(np.flatnonzero(compared)[np.argmax(values[compared])])
-        return now != leader or best_valued != now, now
 
     def _finish(self, model: EnvModel, root: Any, result: SearchResult,
                 reuse: bool = True) -> SearchResult:
@@ -856,15 +847,6 @@ def _single_legal_move(model: EnvModel, root: Any) -> bool:
 def _as_deadline(when: float) -> float:
     """A deadline for the compiled loops: 0.0 means none."""
     return when if math.isfinite(when) else 0.0
-
-
-def _lead_is_safe(visits: np.ndarray, more_by_time: float, more_by_budget: int) -> bool:
-    """Whether the most visited child stays ahead whatever the simulations still to come
-    (at most ``min(more_by_time, more_by_budget)``) do."""
-    if visits.size < 2:
-        return visits.size == 1
-    second, first = np.sort(visits)[-2:]
-    return first - second > min(more_by_time, more_by_budget)
 
 
 def _check_options(

@@ -10,6 +10,10 @@ forbidden to the learned agent: Connect Four against exact answers, Othello 6x6 
 * **Match**: the agent against ``MCTSAgent(simulations=20_000)`` with its defaults (its own
   exact solver answers from about 14 stones on) over paired games from random 4-ply openings,
   and, on the same openings, a perfect player (the solver's move) against that MCTS: the ceiling.
+  ``--endgame`` then says where the agent's games are lost: the solver's value of each game
+  once 14 stones are on the board (where MCTS's solver takes over and it plays perfectly),
+  the score the agent would make if it kept every such value to the end, and the games in
+  which one of its own later moves threw a win or a draw away.
 * **Othello 6x6** (``--game othello_6x6``): the agent at ``--time-limit`` seconds a move against
   ``AlphaBetaAgent(time_limit=...)`` (its endgame solver included) over paired games from
   random 4-ply openings, and on the same openings the default ``MCTSAgent`` at the same time
@@ -20,6 +24,7 @@ solver answer can hide in its moves. Run (from a source checkout)::
 
     python -m benchmarks.alphazero_strength [--checkpoint connect_four] [--simulations 200]
         [--games 200] [--ceiling-games 0] [--workers 2] [--skip-match] [--skip-positions]
+        [--endgame]
     python -m benchmarks.alphazero_strength --game othello_6x6 [--checkpoint othello_6x6]
         [--time-limit 0.2] [--games 100] [--workers 2] [--skip-baseline]
 
@@ -34,7 +39,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -42,7 +47,7 @@ from rich.console import Console
 from rich.table import Table
 
 from boardzoo.agents import AlphaBetaAgent, AlphaZeroAgent, MCTSAgent, make_agent
-from boardzoo.arena import play_match
+from boardzoo.arena import GameRecord, MatchResult, play_match
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.core import Game
 from boardzoo.knowledge.connect_four import Solver
@@ -190,6 +195,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="Connect Four: the match only, not the position shares")
     parser.add_argument("--skip-baseline", action="store_true",
                         help="Othello: the network's match only, not the MCTS baseline's")
+    parser.add_argument("--endgame", action="store_true",
+                        help="Connect Four: where the match's games are lost, from 14 stones on")
     parser.add_argument("--agent-options", default="",
                         help="more options for the learned agent, e.g. solver=True,c=2.0")
     args = parser.parse_args(argv)
@@ -219,10 +226,100 @@ def connect_four_checks(args: argparse.Namespace, console: Console) -> None:
     if args.ceiling_games:
         contenders["perfect player (ceiling)"] = (PerfectPlayer(), args.ceiling_games)
     for name, (player, n) in contenders.items():
-        _report_match(console, name, f"MCTSAgent(simulations={args.opponent_simulations:,})",
-                      lambda player=player, n=n: play_match(
-                          "connect_four", player, opponent, games=n, seed=0, opening_plies=4,
-                          workers=args.workers))
+        result = _report_match(
+            console, name, f"MCTSAgent(simulations={args.opponent_simulations:,})",
+            lambda player=player, n=n: play_match(
+                "connect_four", player, opponent, games=n, seed=0, opening_plies=4,
+                workers=args.workers))
+        if args.endgame and isinstance(player, NoSolverAgent):
+            console.print(endgame_table(endgame_summary(result.records)))
+
+
+ENDGAME_STONES = 14
+"""Where the endgame report starts: MCTS's exact solver answers from about here on."""
+
+
+def endgame_values(record: GameRecord, solver: Solver) -> list[tuple[int, int, bool]]:
+    """(stones, the exact value's sign before the move, after it), both from the mover's view,
+    and whether agent_a moved, for every move of ``record`` from ENDGAME_STONES stones on."""
+    game = make_game("connect_four")
+    moves = [*record.opening, *record.moves]
+    state = game.replay(moves[:ENDGAME_STONES]) if len(moves) > ENDGAME_STONES else None
+    rows: list[tuple[int, int, bool]] = []
+    if state is None:
+        return rows
+    before = _value_sign(game, state, solver)
+    for stones in range(ENDGAME_STONES, len(moves)):
+        mover = game.to_play(state)
+        state = game.step(state, moves[stones])
+        if game.is_terminal(state):
+            after = int(np.sign(game.returns(state)[mover]))
+        else:
+            after = -_value_sign(game, state, solver)
+        rows.append((before, after, mover == record.agent_a_seat))
+        before = -after
+    return rows
+
+
+def _value_sign(game: Game, state: np.ndarray, solver: Solver) -> int:
+    """+1, 0 or -1: the exact result for the side to move."""
+    solution = solver.solve(state, max_nodes=UNLIMITED)
+    assert solution is not None, "a 6x7 game in progress"
+    return int(np.sign(solution.value))
+
+
+class EndgameSummary(NamedTuple):
+    """Where a match's games were lost, from agent_a's side (see :func:`endgame_summary`)."""
+
+    games: int
+    at_reach: dict[int, int]  # the value at ENDGAME_STONES stones (+1/0/-1) -> games
+    kept_score: float  # the score had the agent kept that value (shorter games as played)
+    score: float  # the score as played
+    games_thrown: int  # games where one of the agent's own moves made its value worse
+    thrown: dict[tuple[int, int], int]  # (before, after) -> games with such a move
+
+
+def endgame_summary(records: list[GameRecord]) -> EndgameSummary:
+    """Where the agent's (agent_a's) games are lost: the value at ENDGAME_STONES stones, the
+    score of keeping it, and the games where the agent's own later move gave it away."""
+    solver = Solver(reuse_table=True)
+    at_reach = {1: 0, 0: 0, -1: 0}
+    thrown = {(1, -1): 0, (1, 0): 0, (0, -1): 0}
+    kept_score, games_thrown = 0.0, 0
+    for record in records:
+        rows = endgame_values(record, solver)
+        if not rows:  # over before the endgame: as played
+            kept_score += record.score
+            continue
+        before, _, agent_moved = rows[0]
+        value = before if agent_moved else -before
+        at_reach[value] += 1
+        kept_score += (value + 1) / 2
+        errors = {(b, a) for b, a, mine in rows if mine and a < b}
+        games_thrown += bool(errors)
+        for error in errors:
+            thrown[error] += 1
+    score = sum(r.score for r in records) / len(records)
+    return EndgameSummary(len(records), at_reach, kept_score / len(records), score,
+                          games_thrown, thrown)
+
+
+def endgame_table(summary: EndgameSummary) -> Table:
+    """The summary as one row of a table."""
+    table = Table(title=f"where the games are lost: from {ENDGAME_STONES} stones on, "
+                  "the opponent's solver plays perfectly")
+    table.add_column("games", justify="right")
+    table.add_column(f"the agent's value at {ENDGAME_STONES} stones: won / drawn / lost",
+                     justify="right")
+    table.add_column("score if it kept it", justify="right")
+    table.add_column("actual", justify="right")
+    table.add_column("games it threw away: any / won->lost / won->drawn / drawn->lost",
+                     justify="right")
+    at, thrown = summary.at_reach, summary.thrown
+    table.add_row(str(summary.games), f"{at[1]} / {at[0]} / {at[-1]}",
+                  f"{summary.kept_score:.3f}", f"{summary.score:.3f}",
+                  f"{summary.games_thrown} / {thrown[1, -1]} / {thrown[1, 0]} / {thrown[0, -1]}")
+    return table
 
 
 def position_shares(agent: AlphaZeroAgent, search_name: str, title: str) -> Table:
@@ -273,13 +370,14 @@ def learned_agent(checkpoint: str, budget: str, options: str = "") -> AlphaZeroA
 
 
 def _report_match(console: Console, name: str, opponent: str,
-                  play: Callable[[], Any]) -> None:
+                  play: Callable[[], MatchResult]) -> MatchResult:
     start = time.perf_counter()
     result = play()
     low, high = result.score_ci
     console.print(f"{name} vs {opponent}: +{result.wins} ={result.draws} -{result.losses}, "
                   f"score {result.score:.3f} [95%: {low:.3f}, {high:.3f}] over "
                   f"{result.games} games ({time.perf_counter() - start:.0f} s)")
+    return result
 
 
 if __name__ == "__main__":

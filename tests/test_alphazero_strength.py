@@ -9,6 +9,9 @@ from benchmarks.alphazero_strength import (
     NoSolverAgent,
     PerfectPlayer,
     SolverUsed,
+    endgame_summary,
+    endgame_table,
+    endgame_values,
     move_accuracy,
     network_alone,
     public_rows,
@@ -16,9 +19,9 @@ from benchmarks.alphazero_strength import (
     solvers_forbidden,
 )
 from boardzoo.agents import AlphaZeroAgent, MCTSAgent
-from boardzoo.arena import play_match
+from boardzoo.arena import GameRecord, play_match
 from boardzoo.envs import make_env, make_game
-from boardzoo.knowledge.connect_four import solve
+from boardzoo.knowledge.connect_four import Solver, solve
 
 
 def test_forbidden_solvers_raise_inside_and_work_again_outside():
@@ -34,6 +37,31 @@ def test_forbidden_solvers_raise_inside_and_work_again_outside():
     # the arena wrapper applies the ban in every move, also in worker processes (pickled)
     with pytest.raises(SolverUsed):
         NoSolverAgent(MCTSAgent(simulations=20, seed=0), "connect_four").act(env)
+
+
+def test_the_endgame_report_finds_the_move_that_threw_a_won_game_away():
+    """A game cut after its 20th move, a column that turns the mover's +4 (a win with its 18th
+    stone) into -2 (the opponent wins with its 20th): the solver's column scores of the
+    19-stone position are 4, 4, 2, full, 4, -2, 4."""
+    game = make_game("connect_four")
+    played = [int(c) - 1 for c in "1714446424462133222"] + [5]
+    scores = {a: -Solver().solve(game.step(game.replay(played[:19]), a)).value
+              for a in game.legal_actions(game.replay(played[:19]))}
+    assert scores == {0: 4, 1: 4, 2: 2, 4: 4, 5: -2, 6: 4}
+    for seat in (1, 0):  # the 20th move is player_1's (the second player's)
+        record = GameRecord(index=0, agent_a_seat=seat, opening=played[:4], moves=played[4:],
+                            returns=[0.0, 0.0], score=0.0)
+        rows = endgame_values(record, Solver(reuse_table=True))
+        assert len(rows) == 20 - 14
+        assert rows[-1] == (1, -1, seat == 1)  # won before the move, lost after: mover's view
+        for (_, after, _), (before, _, _) in zip(rows, rows[1:], strict=False):
+            assert before == -after  # each row's value is the next mover's, negated
+        summary = endgame_summary([record])
+        assert summary.games_thrown == (seat == 1)
+        assert summary.thrown == {(1, -1): seat == 1, (1, 0): 0, (0, -1): 0}
+        value = rows[0][0] if rows[0][2] else -rows[0][0]  # at 14 stones, the agent's view
+        assert summary.at_reach[value] == 1 and summary.kept_score == (value + 1) / 2
+        assert endgame_table(summary).row_count == 1
 
 
 def test_public_positions_have_every_column_scored():

@@ -13,11 +13,13 @@ forbidden to the learned agent: Connect Four against exact answers, Othello 6x6 
   ``--endgame`` then says where the agent's games are lost: the solver's value of each game
   once 14 stones are on the board (where MCTS's solver takes over and it plays perfectly),
   the score the agent would make if it kept every such value to the end, and the games in
-  which one of its own later moves threw a win or a draw away.
+  which one of its own later moves threw a win or a draw away (or the opponent's: none here).
 * **Othello 6x6** (``--game othello_6x6``): the agent at ``--time-limit`` seconds a move against
   ``AlphaBetaAgent(time_limit=...)`` (its endgame solver included) over paired games from
   random 4-ply openings, and on the same openings the default ``MCTSAgent`` at the same time
-  against the same opponent: the baseline.
+  against the same opponent: the baseline. ``--endgame`` gives the same account of both
+  matches from 20 empty squares on (where the endgame solver's reach begins; alpha-beta's
+  own solver takes over when a solve fits its 0.2 s, a few squares later).
 
 While the learned agent moves, the game's exact solver raises :class:`SolverUsed`, so no
 solver answer can hide in its moves. Run (from a source checkout)::
@@ -51,6 +53,8 @@ from boardzoo.arena import GameRecord, MatchResult, play_match
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.core import Game
 from boardzoo.knowledge.connect_four import Solver
+from boardzoo.knowledge.othello_solver import REACH_EMPTIES
+from boardzoo.knowledge.othello_solver import solve as solve_othello
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "connect4"
 UNLIMITED = 1 << 62  # solver nodes: solve to the end, however long it takes
@@ -196,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-baseline", action="store_true",
                         help="Othello: the network's match only, not the MCTS baseline's")
     parser.add_argument("--endgame", action="store_true",
-                        help="Connect Four: where the match's games are lost, from 14 stones on")
+                        help="where the match's games are lost, from the solver's reach on "
+                        "(Connect Four: 14 stones; Othello 6x6: 20 empty squares)")
     parser.add_argument("--agent-options", default="",
                         help="more options for the learned agent, e.g. solver=True,c=2.0")
     args = parser.parse_args(argv)
@@ -232,62 +237,79 @@ def connect_four_checks(args: argparse.Namespace, console: Console) -> None:
                 "connect_four", player, opponent, games=n, seed=0, opening_plies=4,
                 workers=args.workers))
         if args.endgame and isinstance(player, NoSolverAgent):
-            console.print(endgame_table(endgame_summary(result.records)))
+            summary = endgame_summary(result.records, make_game("connect_four"),
+                                      connect_four_result())
+            console.print(endgame_table(summary, "14 stones"))
 
 
-ENDGAME_STONES = 14
-"""Where the endgame report starts: MCTS's exact solver answers from about here on."""
+Solve = Callable[[np.ndarray], int]
+"""A position's exact result for the side to move: +1, 0 or -1."""
 
 
-def endgame_values(record: GameRecord, solver: Solver) -> list[tuple[int, int, bool]]:
-    """(stones, the exact value's sign before the move, after it), both from the mover's view,
-    and whether agent_a moved, for every move of ``record`` from ENDGAME_STONES stones on."""
-    game = make_game("connect_four")
-    moves = [*record.opening, *record.moves]
-    state = game.replay(moves[:ENDGAME_STONES]) if len(moves) > ENDGAME_STONES else None
-    rows: list[tuple[int, int, bool]] = []
-    if state is None:
-        return rows
-    before = _value_sign(game, state, solver)
-    for stones in range(ENDGAME_STONES, len(moves)):
-        mover = game.to_play(state)
-        state = game.step(state, moves[stones])
-        if game.is_terminal(state):
-            after = int(np.sign(game.returns(state)[mover]))
-        else:
-            after = -_value_sign(game, state, solver)
-        rows.append((before, after, mover == record.agent_a_seat))
-        before = -after
-    return rows
+def connect_four_result() -> Solve:
+    """Connect Four's exact results (one solver whose table the positions share)."""
+    solver = Solver(reuse_table=True)
+
+    def result(state: np.ndarray) -> int:
+        solution = solver.solve(state, max_nodes=UNLIMITED)
+        assert solution is not None, "a 6x7 game in progress"
+        return int(np.sign(solution.value))
+
+    return result
 
 
-def _value_sign(game: Game, state: np.ndarray, solver: Solver) -> int:
-    """+1, 0 or -1: the exact result for the side to move."""
-    solution = solver.solve(state, max_nodes=UNLIMITED)
-    assert solution is not None, "a 6x7 game in progress"
+def othello_result(state: np.ndarray) -> int:
+    """Othello's exact result (the endgame solver, within its reach)."""
+    solution = solve_othello(state)
+    assert solution is not None, "an Othello game in progress within the solver's reach"
     return int(np.sign(solution.value))
+
+
+def endgame_values(record: GameRecord, game: Game,
+                   result: Solve) -> list[tuple[int, int, bool]]:
+    """For every move of ``record`` from the first position within reach of the game's solver
+    (``game.knowledge.within_reach``: Connect Four from 14 stones, Othello 6x6 from 20
+    empty squares): (the exact result before the move, after it, both from the mover's
+    view, whether agent_a moved)."""
+    moves = [*record.opening, *record.moves]
+    state = game.initial_state()
+    rows: list[tuple[int, int, bool]] = []
+    for move in moves:
+        if rows or game.knowledge.within_reach(state):
+            mover = game.to_play(state)
+            before = result(state)
+            state = game.step(state, move)
+            if game.is_terminal(state):
+                after = int(np.sign(game.returns(state)[mover]))
+            else:
+                after = result(state) * (1 if game.to_play(state) == mover else -1)
+            rows.append((before, after, mover == record.agent_a_seat))
+        else:
+            state = game.step(state, move)
+    return rows
 
 
 class EndgameSummary(NamedTuple):
     """Where a match's games were lost, from agent_a's side (see :func:`endgame_summary`)."""
 
     games: int
-    at_reach: dict[int, int]  # the value at ENDGAME_STONES stones (+1/0/-1) -> games
-    kept_score: float  # the score had the agent kept that value (shorter games as played)
+    at_reach: dict[int, int]  # the exact result when the solver's reach begins -> games
+    kept_score: float  # the score had the agent kept that result (shorter games as played)
     score: float  # the score as played
-    games_thrown: int  # games where one of the agent's own moves made its value worse
+    games_thrown: int  # games where one of the agent's own moves made its result worse
     thrown: dict[tuple[int, int], int]  # (before, after) -> games with such a move
+    opponent_thrown: int  # games where one of the opponent's moves made its result worse
 
 
-def endgame_summary(records: list[GameRecord]) -> EndgameSummary:
-    """Where the agent's (agent_a's) games are lost: the value at ENDGAME_STONES stones, the
-    score of keeping it, and the games where the agent's own later move gave it away."""
-    solver = Solver(reuse_table=True)
+def endgame_summary(records: list[GameRecord], game: Game, result: Solve) -> EndgameSummary:
+    """Where the agent's (agent_a's) games are lost: its exact result where the solver's
+    reach begins, the score of keeping it, and the games where its own later move (or the
+    opponent's) gave a win or a draw away."""
     at_reach = {1: 0, 0: 0, -1: 0}
     thrown = {(1, -1): 0, (1, 0): 0, (0, -1): 0}
-    kept_score, games_thrown = 0.0, 0
+    kept_score, games_thrown, opponent_thrown = 0.0, 0, 0
     for record in records:
-        rows = endgame_values(record, solver)
+        rows = endgame_values(record, game, result)
         if not rows:  # over before the endgame: as played
             kept_score += record.score
             continue
@@ -297,28 +319,27 @@ def endgame_summary(records: list[GameRecord]) -> EndgameSummary:
         kept_score += (value + 1) / 2
         errors = {(b, a) for b, a, mine in rows if mine and a < b}
         games_thrown += bool(errors)
+        opponent_thrown += any(a < b for b, a, mine in rows if not mine)
         for error in errors:
             thrown[error] += 1
     score = sum(r.score for r in records) / len(records)
     return EndgameSummary(len(records), at_reach, kept_score / len(records), score,
-                          games_thrown, thrown)
+                          games_thrown, thrown, opponent_thrown)
 
 
-def endgame_table(summary: EndgameSummary) -> Table:
-    """The summary as one row of a table."""
-    table = Table(title=f"where the games are lost: from {ENDGAME_STONES} stones on, "
-                  "the opponent's solver plays perfectly")
-    table.add_column("games", justify="right")
-    table.add_column(f"the agent's value at {ENDGAME_STONES} stones: won / drawn / lost",
-                     justify="right")
-    table.add_column("score if it kept it", justify="right")
-    table.add_column("actual", justify="right")
-    table.add_column("games it threw away: any / won->lost / won->drawn / drawn->lost",
-                     justify="right")
+def endgame_table(summary: EndgameSummary, reach: str) -> Table:
+    """The summary as one row of a table; ``reach`` names where the solver's reach begins."""
+    table = Table(title=f"where the games are lost: exact results from {reach} on")
+    for column in ("games", "the agent's result there: won / drawn / lost",
+                   "score if it kept it", "actual",
+                   "games it threw away: any / won->lost / won->drawn / drawn->lost",
+                   "games the opponent threw away"):
+        table.add_column(column, justify="right")
     at, thrown = summary.at_reach, summary.thrown
     table.add_row(str(summary.games), f"{at[1]} / {at[0]} / {at[-1]}",
                   f"{summary.kept_score:.3f}", f"{summary.score:.3f}",
-                  f"{summary.games_thrown} / {thrown[1, -1]} / {thrown[1, 0]} / {thrown[0, -1]}")
+                  f"{summary.games_thrown} / {thrown[1, -1]} / {thrown[1, 0]} / {thrown[0, -1]}",
+                  str(summary.opponent_thrown))
     return table
 
 
@@ -352,11 +373,15 @@ def othello_checks(args: argparse.Namespace, console: Console) -> None:
         contenders[f"MCTSAgent(time_limit={seconds}) (baseline)"] = MCTSAgent(
             time_limit=seconds, seed=0)
     for name, player in contenders.items():
-        _report_match(console, name, f"AlphaBetaAgent(time_limit={seconds})",
-                      lambda player=player: play_match(
-                          "othello", player, opponent, games=args.games or 100, seed=0,
-                          opening_plies=4, game_options={"board_size": 6},
-                          workers=args.workers))
+        result = _report_match(console, name, f"AlphaBetaAgent(time_limit={seconds})",
+                               lambda player=player: play_match(
+                                   "othello", player, opponent, games=args.games or 100,
+                                   seed=0, opening_plies=4, game_options={"board_size": 6},
+                                   workers=args.workers))
+        if args.endgame:
+            summary = endgame_summary(result.records, make_game("othello", board_size=6),
+                                      othello_result)
+            console.print(endgame_table(summary, f"{REACH_EMPTIES[6]} empty squares"))
 
 
 def learned_agent(checkpoint: str, budget: str, options: str = "") -> AlphaZeroAgent:

@@ -3,17 +3,20 @@ exact solver forbidden to it (benchmarks/alphazero_strength.py, issue 9's checks
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from benchmarks.alphazero_strength import (
     NoSolverAgent,
     PerfectPlayer,
     SolverUsed,
+    connect_four_result,
     endgame_summary,
     endgame_table,
     endgame_values,
     move_accuracy,
     network_alone,
+    othello_result,
     public_rows,
     solved_rows,
     solvers_forbidden,
@@ -51,17 +54,36 @@ def test_the_endgame_report_finds_the_move_that_threw_a_won_game_away():
     for seat in (1, 0):  # the 20th move is player_1's (the second player's)
         record = GameRecord(index=0, agent_a_seat=seat, opening=played[:4], moves=played[4:],
                             returns=[0.0, 0.0], score=0.0)
-        rows = endgame_values(record, Solver(reuse_table=True))
-        assert len(rows) == 20 - 14
+        rows = endgame_values(record, game, connect_four_result())
+        assert len(rows) == 20 - 14  # from 14 stones, where the solver's reach begins
         assert rows[-1] == (1, -1, seat == 1)  # won before the move, lost after: mover's view
         for (_, after, _), (before, _, _) in zip(rows, rows[1:], strict=False):
             assert before == -after  # each row's value is the next mover's, negated
-        summary = endgame_summary([record])
-        assert summary.games_thrown == (seat == 1)
+        summary = endgame_summary([record], game, connect_four_result())
+        assert summary.games_thrown == (seat == 1) and summary.opponent_thrown == (seat == 0)
         assert summary.thrown == {(1, -1): seat == 1, (1, 0): 0, (0, -1): 0}
         value = rows[0][0] if rows[0][2] else -rows[0][0]  # at 14 stones, the agent's view
         assert summary.at_reach[value] == 1 and summary.kept_score == (value + 1) / 2
-        assert endgame_table(summary).row_count == 1
+        assert endgame_table(summary, "14 stones").row_count == 1
+
+
+def test_the_othello_endgame_report_follows_the_mover_through_passes():
+    """Othello 6x6 games of random moves: from 20 empty squares on every result is the
+    mover's, so no move improves it (the exact result is the best the mover can get); a
+    perspective slip at a pass would show as a move that does."""
+    game = make_game("othello", board_size=6)
+    rng = np.random.default_rng(3)
+    for index in range(3):
+        state, moves = game.initial_state(), []
+        while not game.is_terminal(state):
+            moves.append(int(rng.choice(game.legal_actions(state))))
+            state = game.step(state, moves[-1])
+        record = GameRecord(index=index, agent_a_seat=0, opening=moves[:4], moves=moves[4:],
+                            returns=list(game.returns(state)), score=0.0)
+        rows = endgame_values(record, game, othello_result)
+        assert len(rows) >= 10  # a pass is a move too
+        assert all(after <= before for before, after, _ in rows)
+        assert {mine for _, _, mine in rows} == {True, False}
 
 
 def test_public_positions_have_every_column_scored():

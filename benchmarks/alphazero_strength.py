@@ -28,7 +28,7 @@ solver answer can hide in its moves. Run (from a source checkout)::
         [--games 200] [--ceiling-games 0] [--workers 2] [--skip-match] [--skip-positions]
         [--endgame]
     python -m benchmarks.alphazero_strength --game othello_6x6 [--checkpoint othello_6x6]
-        [--time-limit 0.2] [--games 100] [--workers 2] [--skip-baseline]
+        [--time-limit 0.2] [--games 100] [--workers 2] [--skip-baseline] [--endgame]
 
 ``--agent-options solver=True,c=2.0`` gives the learned agent more options (any of
 :class:`~boardzoo.agents.AlphaZeroAgent`'s but ``exact_solver``, which stays off).
@@ -52,7 +52,7 @@ from boardzoo.agents import AlphaBetaAgent, AlphaZeroAgent, MCTSAgent, make_agen
 from boardzoo.arena import GameRecord, MatchResult, play_match
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.core import Game
-from boardzoo.knowledge.connect_four import Solver
+from boardzoo.knowledge.connect_four import REACH_STONES, Solver
 from boardzoo.knowledge.othello_solver import REACH_EMPTIES
 from boardzoo.knowledge.othello_solver import solve as solve_othello
 
@@ -239,7 +239,7 @@ def connect_four_checks(args: argparse.Namespace, console: Console) -> None:
         if args.endgame and isinstance(player, NoSolverAgent):
             summary = endgame_summary(result.records, make_game("connect_four"),
                                       connect_four_result())
-            console.print(endgame_table(summary, "14 stones"))
+            console.print(endgame_table(summary, f"{REACH_STONES} stones"))
 
 
 Solve = Callable[[np.ndarray], int]

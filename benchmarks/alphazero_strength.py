@@ -271,21 +271,22 @@ def endgame_values(record: GameRecord, game: Game,
     (``game.knowledge.within_reach``: Connect Four from 14 stones, Othello 6x6 from 20
     empty squares): (the exact result before the move, after it, both from the mover's
     view, whether agent_a moved)."""
-    moves = [*record.opening, *record.moves]
     state = game.initial_state()
     rows: list[tuple[int, int, bool]] = []
-    for move in moves:
-        if rows or game.knowledge.within_reach(state):
-            mover = game.to_play(state)
-            before = result(state)
+    known = None  # the exact result for the side to move in ``state``, once solved
+    for move in [*record.opening, *record.moves]:
+        if not rows and not game.knowledge.within_reach(state):
             state = game.step(state, move)
-            if game.is_terminal(state):
-                after = int(np.sign(game.returns(state)[mover]))
-            else:
-                after = result(state) * (1 if game.to_play(state) == mover else -1)
-            rows.append((before, after, mover == record.agent_a_seat))
+            continue
+        mover = game.to_play(state)
+        before = result(state) if known is None else known
+        state = game.step(state, move)
+        if game.is_terminal(state):
+            after = int(np.sign(game.returns(state)[mover]))
         else:
-            state = game.step(state, move)
+            known = result(state)
+            after = known if game.to_play(state) == mover else -known
+        rows.append((before, after, mover == record.agent_a_seat))
     return rows
 
 

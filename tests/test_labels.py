@@ -135,6 +135,23 @@ def test_the_agent_labeller_refuses_what_it_cannot_do(tmp_path, capsys):
         assert message in capsys.readouterr().err
 
 
+def test_labelling_with_an_agent_runs_torch_on_one_thread(tmp_path):
+    """The labeller's agent searches one position at a time: torch's second thread only
+    contends with the solver and with other jobs (2-10x slower on 2 cores, NOTES.md)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        out = tmp_path / "agent.jsonl"
+        assert cli_main(["label", "connect_four", "--positions", "3", "--min-stones", "30",
+                         "--agent", "random", "--out", str(out)]) == 0
+        assert len(load_labelled(out, make_game("connect_four"))) == 3
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_malformed_label_files_name_the_line(tmp_path):
     game = make_game("tictactoe")
     bad = tmp_path / "bad.jsonl"

@@ -4,7 +4,6 @@ gives the outcome away. Known answers: every column's Pons score in the public p
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -99,21 +98,20 @@ def test_on_a_clock_a_proven_draw_is_swindled_without_giving_it_away(name):
 
 
 @pytest.mark.parametrize("name", AGENTS)
-def test_on_a_clock_a_proven_loss_uses_the_time_that_swindle_false_leaves(name):
+def test_on_a_clock_a_proven_loss_is_searched_on_where_swindle_false_plays_the_solver(name):
+    """Not timed (a search that proves every move lost may end within a millisecond): the
+    swindler's move comes from its search, the plain agent's from the solver."""
     lost = [row for row in public_positions(16) if row[1] <= -3 and len(row[2]) > 2][:3]
     assert len(lost) == 3
     swindler, plain = AGENTS[name](seed=0), AGENTS[name](seed=0, swindle=False)
     for agent in (swindler, plain):
         agent.prepare(_env(lost[0][0]))
     for sequence, score, scores in lost:
-        started = time.monotonic()
         result = swindler.search(_env(sequence), clock=CLOCK)
-        swindled = time.monotonic() - started
         assert result.action in scores and swindler.last_analysis.exact
         assert swindler.last_analysis.value == (score if name == "alphabeta" else -1)
-        started = time.monotonic()
+        assert swindler.last_analysis.engine != "solver"
         plain.search(_env(sequence), clock=CLOCK)
-        assert time.monotonic() - started < swindled  # the solver's answer comes at once
         assert plain.last_analysis.engine == "solver"
 
 

@@ -137,7 +137,7 @@ def test_the_agent_labeller_refuses_what_it_cannot_do(tmp_path, capsys):
 
 def test_labelling_with_an_agent_runs_torch_on_one_thread(tmp_path):
     """The labeller's agent searches one position at a time: torch's second thread only
-    contends with the solver and with other jobs (2-10x slower on 2 cores, NOTES.md)."""
+    contends with the solver and with other jobs (2-10x slower on 2 cores when busy)."""
     import torch
 
     before = torch.get_num_threads()

@@ -265,8 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="after its genmove, search the opponent's position until the next "
                      "command arrives (MCTS and AlphaZero agents; default: off)")
     gtp.add_argument("--move-time", type=float, default=None, metavar="SECONDS",
-                     help="seconds per move while the controller sets no time (default 1; "
-                     "0: the agent's own budget, e.g. its simulations)")
+                     help="seconds per move while the controller sets no time, for an "
+                     "agent spec without its own time_limit/simulations/depth (default 1; "
+                     "0: the agent's own budget)")
     gtp.add_argument("--time-margin", type=float, default=None, metavar="SECONDS",
                      help="seconds kept back from the clock per move for the engine's own "
                      "work and the controller's lag (default 0.25)")

@@ -23,9 +23,10 @@ Time: ``time_settings`` / ``kgs-time_settings`` become a
 :class:`~boardzoo.timecontrol.GameClock`: ``genmove`` charges its own wall time (from the
 moment the command line arrived) to it, ``time_left`` overrides it with the controller's
 word, and the agent gets a :class:`~boardzoo.timecontrol.ClockView` of what is left less
-:data:`TIME_MARGIN` per move (:func:`move_clock`). Without time settings the agent's own
-``time_limit`` / ``simulations`` decide. With ``ponder=True`` the engine searches the
-opponent's position after its genmove until the next command line arrives (:func:`serve`).
+:data:`TIME_MARGIN` per move (:func:`move_clock`). Without time settings a spec's own budget
+(:data:`BUDGET_OPTIONS`) decides, and an agent without one gets ``move_time`` a move. With
+``ponder=True`` the engine searches the opponent's position after its genmove until the
+next command line arrives (:func:`serve`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import IO, Any
 import numpy as np
 
 from boardzoo import __version__
-from boardzoo.agents import make_agent
+from boardzoo.agents import make_agent, parse_agent_spec
 from boardzoo.agents.mcts.parallel import available_cores
 from boardzoo.envs.aec import AGENTS, BoardGameEnv
 from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY
@@ -62,6 +63,9 @@ MAX_THREADS = 8
 tree adds less, and each holds its own nodes."""
 DEFAULT_MOVE_TIME = 1.0
 """Seconds a move is given while the controller has set no time (``--move-time``)."""
+BUDGET_OPTIONS = frozenset({"time_limit", "simulations", "depth"})
+"""Agent spec options that set a move's budget: with one, ``--move-time`` does not cap it
+(``mcts:time_limit=2`` searches 2 s a move while the controller sets no time)."""
 OWNERSHIP_PLAYOUTS = 400
 """Playouts behind one dead-stone estimate (about 0.1 s on 19x19)."""
 DEAD_BELOW = -0.2
@@ -127,8 +131,10 @@ class GoGtpEngine:
         self.rng = make_rng(seed)
         self.ponders, self.time_margin = bool(ponder), float(time_margin)
         self.clock: GameClock | None = None  # None: no time limits
-        # without time settings each move gets move_time, as a guide (no deadline, no margin)
-        self.free_clock = None if move_time is None else GameClock(
+        # without time settings each move gets move_time, as a guide (no deadline, no
+        # margin), unless the spec names the agent's own budget: that one decides alone
+        own_budget = not BUDGET_OPTIONS.isdisjoint(parse_agent_spec(self.agent_spec)[1])
+        self.free_clock = None if move_time is None or own_budget else GameClock(
             TimeControl(per_move=move_time))
         self.last_clock: ClockView | None = None  # what the last genmove's agent was given
         self._received = time.monotonic()  # when the command being handled arrived

@@ -259,6 +259,16 @@ def test_without_time_settings_each_move_gets_the_move_time():
         GoGtpEngine(board_size=5, move_time=0)
 
 
+@pytest.mark.parametrize("spec", ["mcts:time_limit=2", "mcts:simulations=50"])
+def test_without_time_settings_an_agent_with_its_own_budget_is_not_capped_by_the_move_time(spec):
+    # a spec that names its budget keeps it: --move-time (here 0.3 s) does not cap it, and
+    # the version text says so
+    engine = GoGtpEngine(board_size=5, agent=spec, move_time=0.3, seed=0)
+    assert "the agent's own budget per move" in engine.handle("version")
+    assert re.fullmatch(r"= [A-E][1-5]\n\n", engine.handle("genmove b"))
+    assert engine.last_clock is None
+
+
 def test_command_line_clock_and_ponder_session():
     # White moves first (GTP allows either colour to play): a point Black's own first
     # move, which depends on the search, cannot have taken

@@ -250,7 +250,9 @@ def test_without_time_settings_each_move_gets_the_move_time():
     engine = GoGtpEngine(board_size=5, move_time=0.3, seed=0)
     assert "0.3 s per move" in engine.handle("version")
     assert re.fullmatch(r"= [A-E][1-5]\n\n", engine.handle("genmove b"))
-    assert engine.last_clock.per_move == 0.3 and 0 < engine.last_clock.remaining <= 0.3
+    # the per-move budget is the structure asserted; what is left of it when the agent is
+    # called depends on the machine's load (the time since the command arrived counts)
+    assert engine.last_clock.per_move == 0.3 and 0 <= engine.last_clock.remaining <= 0.3
     # move_time=None: the agent's own budget, no clock at all
     free = GoGtpEngine(board_size=5, agent="mcts:simulations=50", move_time=None, seed=0)
     free.handle("genmove b")

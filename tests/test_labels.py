@@ -208,6 +208,23 @@ def test_a_supervised_only_run_decays_its_learning_rate_over_its_steps(tmp_path)
     assert lr == pytest.approx(0.05 * 3e-3)  # the schedule ran to its end
 
 
+def test_a_supervised_only_run_shows_its_progress_while_it_runs(tmp_path, capsys):
+    # a supervised-only run may take an hour: tensorboard gets the loss every 25 steps (not
+    # only at the end) and the bar counts its steps
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    game = make_game("tictactoe")
+    config = TrainConfig(minutes=None, iterations=0, blocks=1, channels=8, eval_every=0,
+                         from_records=str(_tictactoe_labels(game, tmp_path)),
+                         supervised_steps=60, learning_rate=3e-3)
+    train("tictactoe", config, out=tmp_path / "sl", progress=True)
+    events = EventAccumulator(str(tmp_path / "sl" / "tensorboard"))
+    events.Reload()
+    assert [event.step for event in events.Scalars("loss")] == [25, 50, 60]
+    assert "supervised" in capsys.readouterr().out
+
+
 def _tictactoe_labels(game, folder):
     """Every ongoing tic-tac-toe position with its perfect-play moves and value, as a
     labelled-position file in ``folder``."""

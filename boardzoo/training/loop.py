@@ -186,11 +186,12 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
     log = _read_log(out / "log.csv")
     writer = _tensorboard(out)
     if labelled and iteration == 0 and not log:
-        log.append(_warm_start(rules, config, learner, labelled, out, best))
+        log.append(_warm_start(rules, config, learner, labelled, out, best, progress, writer))
         best_step = learner.step
     started = time.monotonic() - elapsed
     measured = False  # whether the last iteration was evaluated (and so drew the curve)
-    with _progress_bar(progress, config) as bar:
+    by_iterations, total = _bar_total(config)
+    with _progress_bar(progress, total, "training") as bar:
         while _budget_left(config, iteration, time.monotonic() - started):
             iteration += 1
             learner.progress = _budget_spent(config, iteration - 1, time.monotonic() - started)
@@ -212,13 +213,11 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
             _write_log(out / "log.csv", log)
             if measured:  # the curve stays current for a run that is stopped or killed
                 _plot_curve(log, rules.name, out / "curve.png")
-            if writer is not None:
-                for key, value in row.items():
-                    if isinstance(value, (int, float)) and key != "iteration":
-                        writer.add_scalar(key, value, learner.step)
+            _write_scalars(writer, row, learner.step)
             if on_iteration:
                 on_iteration(row)
-            bar(iteration, time.monotonic() - started, row)
+            bar(_done_so_far(config, by_iterations, total, iteration,
+                             time.monotonic() - started), _bar_info(iteration, row))
     if writer is not None:
         writer.close()
     if not measured:
@@ -313,20 +312,24 @@ def _replay_with_labels(rules: Game, config: TrainConfig, labelled: list) -> Rep
 
 
 def _warm_start(rules: Game, config: TrainConfig, learner: Learner, positions: list,
-                out: Path, best: AlphaZeroNet | None) -> dict:
+                out: Path, best: AlphaZeroNet | None, progress: bool, writer) -> dict:
     """AlphaGo's first stage: supervised training on the labelled ``positions`` (augmented),
     logged as iteration 0 and saved, so a resumed run does not repeat it. With
-    ``iterations=0`` the warm start is the whole run and the learning-rate schedule decays
-    over its steps."""
+    ``iterations=0`` the warm start is the whole run: the learning-rate schedule decays over
+    its steps, and a bar and tensorboard follow it chunk by chunk (it may take an hour)."""
     buffer = ReplayBuffer(rules, max(len(positions), config.batch_size))
     buffer.add_positions(positions)
     steps = config.supervised_steps or max(1, math.ceil(4 * len(positions) / config.batch_size))
     start = time.monotonic()
     rng = np.random.default_rng([config.seed, 0, 2])
     if config.iterations == 0:  # a supervised-only run: the schedule spans its steps
-        for done in range(0, steps, _WARM_CHUNK):
-            learner.progress = done / steps
-            parts = learner.train(buffer, min(_WARM_CHUNK, steps - done), rng)
+        with _progress_bar(progress, steps, "supervised") as bar:
+            for done in range(0, steps, _WARM_CHUNK):
+                learner.progress = done / steps
+                parts = learner.train(buffer, min(_WARM_CHUNK, steps - done), rng)
+                _write_scalars(writer, parts, learner.step)
+                bar(min(done + _WARM_CHUNK, steps),
+                    f"step {learner.step} loss {parts.get('loss', float('nan')):.3f}")
         learner.progress = 1.0
     else:
         parts = learner.train(buffer, steps, rng)
@@ -566,31 +569,59 @@ def _plot_curve(log: list[dict[str, Any]], game: str, path: Path) -> None:
     plt.close(fig)
 
 
+def _bar_total(config: TrainConfig) -> tuple[bool, float]:
+    """Whether the bar counts iterations (a run without a minutes budget), and its total:
+    iterations, or the budget's seconds."""
+    if config.minutes is None:
+        return True, float(config.iterations or 0)
+    return False, config.minutes * 60
+
+
+def _done_so_far(config: TrainConfig, by_iterations: bool, total: float, iteration: int,
+                 seconds: float) -> float:
+    """How far the run is towards ``total`` (iterations, or seconds of its minutes budget;
+    with both budgets, whichever is nearer its end)."""
+    if by_iterations:
+        return iteration
+    if config.iterations is not None:
+        return max(seconds, total * iteration / config.iterations)
+    return seconds
+
+
+def _bar_info(iteration: int, row: dict[str, Any]) -> str:
+    return f"it {iteration} step {row['step']} loss {row.get('loss', float('nan')):.3f}"
+
+
+def _write_scalars(writer, figures: dict[str, Any], step: int) -> None:
+    """Every number of ``figures`` but the iteration to tensorboard (if installed) at ``step``."""
+    if writer is None:
+        return
+    for key, value in figures.items():
+        if isinstance(value, (int, float)) and key != "iteration":
+            writer.add_scalar(key, value, step)
+
+
 class _progress_bar:
-    """A rich progress bar over iterations (or minutes), with the latest figures."""
+    """A rich progress bar towards ``total`` (iterations, seconds or steps), with the latest
+    figures; ``update(done, info)``."""
 
-    def __init__(self, enabled: bool, config: TrainConfig):
+    def __init__(self, enabled: bool, total: float, description: str):
         self.enabled = enabled
-        self.config = config
+        self.total = total
+        self.description = description
 
-    def __enter__(self):
+    def __enter__(self) -> Callable[[float, str], None]:
         if not self.enabled:
             return lambda *args: None
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                  TextColumn("{task.fields[info]}"), TimeRemainingColumn())
-        by_iterations = self.config.iterations is not None and self.config.minutes is None
-        total = self.config.iterations if by_iterations else self.config.minutes * 60
-        self.task = self.progress.add_task("training", total=total, info="")
+        self.task = self.progress.add_task(self.description, total=self.total, info="")
         self.progress.start()
 
-        def update(iteration: int, seconds: float, row: dict[str, Any]) -> None:
-            done = iteration if by_iterations else seconds
-            if self.config.iterations is not None and not by_iterations:
-                done = max(seconds, total * iteration / self.config.iterations)
-            info = f"it {iteration} step {row['step']} loss {row.get('loss', float('nan')):.3f}"
-            self.progress.update(self.task, completed=min(done, total), info=info)
+        def update(done: float, info: str) -> None:
+            self.progress.update(self.task, completed=min(done, self.total), info=info)
 
         return update
 

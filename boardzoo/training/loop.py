@@ -191,7 +191,7 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
     started = time.monotonic() - elapsed
     measured = False  # whether the last iteration was evaluated (and so drew the curve)
     by_iterations, total = _bar_total(config)
-    with _progress_bar(progress, total, "training") as bar:
+    with _progress_bar(progress and config.iterations != 0, total, "training") as bar:
         while _budget_left(config, iteration, time.monotonic() - started):
             iteration += 1
             learner.progress = _budget_spent(config, iteration - 1, time.monotonic() - started)

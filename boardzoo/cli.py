@@ -499,7 +499,8 @@ def run_label(args: argparse.Namespace) -> int:
     exclude = position_keys(game, args.exclude)
     count = write_labels(track(labels(exclude), total=args.positions, description="solving"),
                          args.out)
-    print(f"{count} labelled positions in {args.out} ({len(exclude)} excluded positions)")
+    print(f"{count} labelled positions in {args.out}; none of the {len(exclude)} positions "
+          "of --exclude among them (symmetric images included)")
     return 0
 
 

@@ -190,7 +190,7 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
         best_step = learner.step
     started = time.monotonic() - elapsed
     measured = False  # whether the last iteration was evaluated (and so drew the curve)
-    by_iterations, total = _bar_total(config)
+    total = _bar_total(config)
     with _progress_bar(progress and config.iterations != 0, total, "training") as bar:
         while _budget_left(config, iteration, time.monotonic() - started):
             iteration += 1
@@ -216,8 +216,8 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
             _write_scalars(writer, row, learner.step)
             if on_iteration:
                 on_iteration(row)
-            bar(_done_so_far(config, by_iterations, total, iteration,
-                             time.monotonic() - started), _bar_info(iteration, row))
+            bar(_done_so_far(config, total, iteration, time.monotonic() - started),
+                _bar_info(iteration, row))
     if writer is not None:
         writer.close()
     if not measured:
@@ -569,19 +569,17 @@ def _plot_curve(log: list[dict[str, Any]], game: str, path: Path) -> None:
     plt.close(fig)
 
 
-def _bar_total(config: TrainConfig) -> tuple[bool, float]:
-    """Whether the bar counts iterations (a run without a minutes budget), and its total:
-    iterations, or the budget's seconds."""
+def _bar_total(config: TrainConfig) -> float:
+    """The bar's total: the budget's seconds, or its iterations for a run without minutes."""
     if config.minutes is None:
-        return True, float(config.iterations or 0)
-    return False, config.minutes * 60
+        return float(config.iterations or 0)
+    return config.minutes * 60
 
 
-def _done_so_far(config: TrainConfig, by_iterations: bool, total: float, iteration: int,
-                 seconds: float) -> float:
-    """How far the run is towards ``total`` (iterations, or seconds of its minutes budget;
-    with both budgets, whichever is nearer its end)."""
-    if by_iterations:
+def _done_so_far(config: TrainConfig, total: float, iteration: int, seconds: float) -> float:
+    """How far the run is towards ``total`` (:func:`_bar_total`; with both budgets, whichever
+    is nearer its end)."""
+    if config.minutes is None:
         return iteration
     if config.iterations is not None:
         return max(seconds, total * iteration / config.iterations)
@@ -589,6 +587,7 @@ def _done_so_far(config: TrainConfig, by_iterations: bool, total: float, iterati
 
 
 def _bar_info(iteration: int, row: dict[str, Any]) -> str:
+    """The bar's text after an iteration."""
     return f"it {iteration} step {row['step']} loss {row.get('loss', float('nan')):.3f}"
 
 

@@ -81,6 +81,25 @@ def test_strictly_optimal_moves_all_public_positions():
     check_strictly_optimal(rows)
 
 
+def test_optimal_moves_are_every_best_column_in_one_search():
+    """``Solver.optimal_moves`` (the labeller's one search) gives the generated positions'
+    whole set of optimal columns and their score, and the edge cases: every winning column
+    when several win at once, every column when each one loses at once; None past the
+    budget or for a finished game."""
+    solver = knowledge.Solver(reuse_table=True)
+    wrong = []
+    for sequence, score, optimal in generated_rows(min_stones=12):
+        found = solver.optimal_moves(GAME.parse_position(sequence), None, 10**11)
+        if found != (sorted(optimal), score):
+            wrong.append((sequence, score, optimal, found))
+    assert wrong == []
+    assert solver.optimal_moves(GAME.parse_position("445566"), None) == ([2, 6], (43 - 6) // 2)
+    assert solver.optimal_moves(GAME.parse_position("4455661"), None) == (
+        list(range(7)), -(22 - 5))
+    assert solver.optimal_moves(GAME.initial_state(), None, 5_000) is None
+    assert solver.optimal_moves(GAME.parse_position("4455667"), None) is None
+
+
 def test_agent_plays_the_solver_move():
     sequence, score, optimal = generated_rows(min_stones=26)[0]
     env = connect_four_v0.env()

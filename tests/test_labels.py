@@ -80,13 +80,13 @@ def test_the_labellers_node_budget_skips_hard_positions_the_same_way_everywhere(
     early (hard) positions are skipped and played through, later ones still labelled."""
     def stones(max_nodes):
         return [len(r["position"])
-                for r in label_connect_four(12, seed=4, min_stones=12, max_nodes=max_nodes)]
+                for r in label_connect_four(12, seed=4, min_stones=10, max_nodes=max_nodes)]
 
     full = stones(20_000_000)
-    assert full == list(range(12, 24))  # one game, every position from 12 stones labelled
-    tiny = stones(2_000)
-    assert tiny == stones(2_000) and len(tiny) == 12
-    assert 12 not in tiny and max(tiny) > max(full)  # skipped ones played through
+    assert full == list(range(10, 22))  # one game, every position from 10 stones labelled
+    tiny = stones(5_000)  # the budget is checked every 4,096 nodes
+    assert tiny == stones(5_000) and len(tiny) == 12
+    assert 10 not in tiny and 11 not in tiny and tiny[0] > 11  # skipped ones played through
 
 
 class _LeftmostPlayer:
@@ -343,3 +343,14 @@ def test_ffo_positions_are_kept_out_of_8x8_labels():
     again = list(label_othello(3, seed=0, board_size=8, max_empties=10, exclude=own | keys))
     assert not {canonical_key(game, game.parse_position(r["position"])) for r in again} & (
         own | keys)
+
+
+def test_the_labeller_benchmark_times_the_same_labels_both_ways():
+    """``boardzoo bench connect_four``'s labeller row: one search per position against an
+    exact solve of each move, on the same positions; the note says the labels agree."""
+    from boardzoo.bench.labels import bench_labels
+
+    (row,) = bench_labels("connect_four", 1)
+    assert row.unit == "labels/s" and row.ours > 0 and row.reference > 0
+    assert row.note.endswith("the same labels"), row.note
+    assert bench_labels("nim", 1) == []

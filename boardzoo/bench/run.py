@@ -9,11 +9,12 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from boardzoo.bench import alphazero, envs, mcts, rl
+from boardzoo.bench import alphazero, envs, labels, mcts, rl
 from boardzoo.bench.common import Row
 from boardzoo.errors import UnknownGameError
 
-SUITES = [*envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS]
+SUITES = [*envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS,
+          *labels.BENCHMARKS]
 
 
 def collect(game: str | None, repeats: int, console: Console) -> list[Row]:

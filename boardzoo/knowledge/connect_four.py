@@ -312,41 +312,51 @@ def _first_column(bits):
 
 
 @njit
-def _optimal_column(current, mask, score, keys, values, stats, deadline, scratch):
-    """A column that achieves ``score`` (the position's exact score, no immediate win):
-    the first non-losing move in centre-first order whose reply position scores ``-score``
-    (tested with a null window). When every move loses at once, the first legal column."""
+def _optimal_moves(current, mask, score, keys, values, stats, deadline, scratch, first_only):
+    """The cells of the moves that achieve ``score`` (the position's exact score, no
+    immediate win): each non-losing move in centre-first order whose reply position scores
+    ``-score`` (tested with a null window), only the first with ``first_only``. When every
+    move loses at once, every legal move (they all lose as fast)."""
     possible = _non_losing_moves(current, mask)
     if possible == _ZERO:
-        return _first_column(playable_cells(mask, _H, _W))
+        return playable_cells(mask, _H, _W)
     played = popcount(mask)
+    found = _ZERO
     for i in range(_W):
         move = possible & _column_bits(_COLUMN_ORDER[i])
         if move == _ZERO:
             continue
         reply = _negamax(current ^ mask, mask | move, played + 1, -score, -score + 1,
                          keys, values, stats, deadline, scratch)
-        if stats[_ABORTED] or reply <= -score:
-            return _COLUMN_ORDER[i]
-    return -1
+        if stats[_ABORTED]:
+            break
+        if reply <= -score:
+            found |= move
+            if first_only:
+                break
+    return found
 
 
 @njit
-def _solve(current, mask, keys, values, stats, seconds):
-    """(column, score) of the 6x7 position; the column is strictly optimal (fastest win,
-    slowest loss). Gives up after ``seconds`` (counted from here, so compiling is not
+def _solve(current, mask, keys, values, stats, seconds, first_only):
+    """(moves, score) of the 6x7 position: the cells of its strictly optimal moves (fastest
+    win, slowest loss; only the first in centre-first order with ``first_only``) and its
+    exact score. Gives up after ``seconds`` (counted from here, so compiling is not
     charged); check ``stats[_ABORTED]`` before trusting the answer."""
     deadline = monotonic() + seconds
     played = popcount(mask)
     scratch = np.zeros((_CELLS + 1, 2 * _W), np.uint64)
     wins = winning_cells(current, mask, _H, _W) & playable_cells(mask, _H, _W)
     if wins != _ZERO:
-        return _first_column(wins), (_CELLS + 1 - played) // 2
+        if first_only:
+            wins = wins & _column_bits(_first_column(wins))
+        return wins, (_CELLS + 1 - played) // 2
     score = _score(current, mask, keys, values, stats, deadline, scratch)
     if stats[_ABORTED]:
-        return -1, 0
-    column = _optimal_column(current, mask, score, keys, values, stats, deadline, scratch)
-    return column, score
+        return _ZERO, 0
+    moves = _optimal_moves(current, mask, score, keys, values, stats, deadline, scratch,
+                           first_only)
+    return moves, score
 
 
 class Solver:
@@ -377,6 +387,32 @@ class Solver:
         """Solve the 6x7 position given by Pons' bitboards (the side to move has no four and
         the game is not over). Returns ``Solution(column, score, nodes)``, or None when
         ``time_limit`` seconds or ``max_nodes`` nodes run out (see the module docstring)."""
+        found = self._search(current, mask, time_limit, max_nodes, first_only=True)
+        if found is None:
+            return None
+        moves, score, nodes = found
+        return Solution(int(_first_column(moves)), score, nodes)
+
+    def optimal_moves(self, state: np.ndarray, time_limit: float | None = None,
+                      max_nodes: int | None = None) -> tuple[list[int], int] | None:
+        """Every strictly optimal column of a Connect Four state (ascending) and its Pons
+        score, from the side to move's view, in one search: the position's score, then a
+        null-window test of each move, where solving every child exactly costs 2-3 times as
+        much (what a labeller needs). None as for :meth:`solve`; the budget is the whole
+        search's."""
+        if state[OUTCOME] != ONGOING or (int(state[ROWS]), int(state[COLUMNS])) != (_H, _W):
+            return None
+        found = self._search(state[CURRENT], state[MASK], time_limit, max_nodes,
+                             first_only=False)
+        if found is None:
+            return None
+        moves, score, _ = found
+        return [c for c in range(_W) if moves & _column_bits(c) != _ZERO], score
+
+    def _search(self, current: np.uint64, mask: np.uint64, time_limit: float | None,
+                max_nodes: int | None, first_only: bool) -> tuple[np.uint64, int, int] | None:
+        """(optimal moves' cells, score, nodes) of one solve under its budget (see
+        :meth:`solve_position`), or None when the budget runs out."""
         if time_limit is None and max_nodes is None:
             max_nodes = DEFAULT_MAX_NODES
         if self._keys is None or self._values is None:
@@ -388,11 +424,11 @@ class Solver:
         budget = np.iinfo(np.int64).max if max_nodes is None else max_nodes
         stats = np.array([0, 0, budget, salt], dtype=np.int64)
         seconds = np.inf if time_limit is None else float(time_limit)
-        column, score = _solve(np.uint64(current), np.uint64(mask), self._keys, self._values,
-                               stats, seconds)
+        moves, score = _solve(np.uint64(current), np.uint64(mask), self._keys, self._values,
+                              stats, seconds, first_only)
         if stats[_ABORTED]:
             return None
-        return Solution(int(column), int(score), int(stats[_NODES]))
+        return moves, int(score), int(stats[_NODES])
 
     def solve(self, state: np.ndarray, time_limit: float | None = None,
               max_nodes: int | None = None) -> Solution | None:

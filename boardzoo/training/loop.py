@@ -217,7 +217,7 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
             if on_iteration:
                 on_iteration(row)
             bar(_done_so_far(config, total, iteration, time.monotonic() - started),
-                _bar_info(iteration, row))
+                f"it {iteration} {_bar_info(row['step'], row)}")
     if writer is not None:
         writer.close()
     if not measured:
@@ -328,8 +328,7 @@ def _warm_start(rules: Game, config: TrainConfig, learner: Learner, positions: l
                 learner.progress = done / steps
                 parts = learner.train(buffer, min(_WARM_CHUNK, steps - done), rng)
                 _write_scalars(writer, parts, learner.step)
-                bar(min(done + _WARM_CHUNK, steps),
-                    f"step {learner.step} loss {parts.get('loss', float('nan')):.3f}")
+                bar(min(done + _WARM_CHUNK, steps), _bar_info(learner.step, parts))
         learner.progress = 1.0
     else:
         parts = learner.train(buffer, steps, rng)
@@ -586,9 +585,9 @@ def _done_so_far(config: TrainConfig, total: float, iteration: int, seconds: flo
     return seconds
 
 
-def _bar_info(iteration: int, row: dict[str, Any]) -> str:
-    """The bar's text after an iteration."""
-    return f"it {iteration} step {row['step']} loss {row.get('loss', float('nan')):.3f}"
+def _bar_info(step: int, figures: dict[str, Any]) -> str:
+    """The bar's text: where training is and its last loss (both stages)."""
+    return f"step {step} loss {figures.get('loss', float('nan')):.3f}"
 
 
 def _write_scalars(writer, figures: dict[str, Any], step: int) -> None:

@@ -492,6 +492,7 @@ def run_label(args: argparse.Namespace) -> int:
 
     if args.positions < 1 or not 0 <= args.best_move_prob <= 1:
         raise InvalidOptionError("--positions must be >= 1 and --best-move-prob in 0..1")
+    _check_output_file(args.out)  # before the solving, not after it
     if args.game == "othello":
         labels, game = _othello_labels(args)
     else:
@@ -502,6 +503,20 @@ def run_label(args: argparse.Namespace) -> int:
     print(f"{count} labelled positions in {args.out}; none of the {len(exclude)} positions "
           "of --exclude among them (symmetric images included)")
     return 0
+
+
+def _check_output_file(path: str) -> None:
+    """Refuse an ``--out`` that cannot become a file: a directory, or under a file."""
+    from boardzoo.errors import InvalidOptionError
+
+    out = Path(path)
+    if out.is_dir():
+        raise InvalidOptionError(f"--out {path!r} is a directory; give a file name in it, "
+                                 f"e.g. {str(out / 'labels.jsonl')!r}")
+    blocking = [parent for parent in out.parents if parent.exists() and not parent.is_dir()]
+    if blocking:
+        raise InvalidOptionError(f"--out {path!r}: {str(blocking[0])!r} is a file, not a "
+                                 "directory")
 
 
 def _connect_four_labels(args: argparse.Namespace) -> tuple[Callable, Any]:

@@ -135,6 +135,27 @@ def test_the_agent_labeller_refuses_what_it_cannot_do(tmp_path, capsys):
         assert message in capsys.readouterr().err
 
 
+def test_the_labeller_refuses_unusable_files_before_it_solves(tmp_path, capsys):
+    """An --exclude file that is missing, a directory or not in Pons' format, and an --out
+    that cannot become a file, are named in a one-line error (exit 2), not a traceback
+    after the solving."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text("4453 0\nhello 3\n")
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    out = str(tmp_path / "x.jsonl")
+    for argv, message in (
+            (["--exclude", str(tmp_path / "missing.txt"), "--out", out],
+             "missing.txt' cannot be read (FileNotFoundError)"),
+            (["--exclude", str(tmp_path), "--out", out], "cannot be read (IsADirectoryError)"),
+            (["--exclude", str(bad), "--out", out], "bad.txt, line 2: connect_four position"),
+            (["--out", str(tmp_path)], "is a directory; give a file name in it"),
+            (["--out", str(a_file / "x.jsonl")], "a_file' is a file, not a directory")):
+        assert cli_main(["label", "connect_four", "--positions", "1", *argv]) == 2
+        assert message in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.jsonl"))
+
+
 def test_labelling_with_an_agent_runs_torch_on_one_thread(tmp_path):
     """The labeller's agent searches one position at a time: torch's second thread only
     contends with the solver and with other jobs (2-10x slower on 2 cores when busy)."""
@@ -169,6 +190,8 @@ def test_malformed_label_files_name_the_line(tmp_path):
     packed.write_bytes(gzip.compress(bad.read_bytes()))  # compressed: read the same way
     with pytest.raises(CheckpointError, match="outside"):
         load_labelled(packed, game)
+    with pytest.raises(CheckpointError, match=r"cannot be read \(IsADirectoryError\)"):
+        load_labelled(tmp_path, game)
 
 
 def test_a_supervised_warm_start_teaches_the_network(tmp_path):

@@ -29,7 +29,7 @@ import numpy as np
 
 from boardzoo.envs.core import Game
 from boardzoo.envs.symmetry import symmetries
-from boardzoo.errors import CheckpointError
+from boardzoo.errors import CheckpointError, InvalidPositionError
 
 __all__ = [
     "agent_player",
@@ -74,10 +74,13 @@ def _label_lines(path: str | Path) -> list[str]:
         return data.decode("utf-8").splitlines()
     except FileNotFoundError:
         raise CheckpointError(f"labelled positions {str(path)!r} do not exist") from None
-    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, zlib.error):
-        raise CheckpointError(
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, zlib.error):  # before OSError,
+        raise CheckpointError(                                            # BadGzipFile's base
             f"{str(path)!r} is not a labelled-position (JSON Lines) file"
         ) from None
+    except OSError as err:
+        raise CheckpointError(
+            f"labelled positions {str(path)!r} cannot be read ({type(err).__name__})") from None
 
 
 def _position(game: Game, entry: dict[str, Any]) -> tuple:
@@ -136,10 +139,18 @@ def position_keys(game: Game, paths: Iterable[str | Path]) -> set[bytes]:
     lines, Connect Four) or OBF (``board side; ...`` lines, Othello's FFO sets)."""
     keys = set()
     for path in paths:
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as err:
+            raise InvalidPositionError(
+                f"test-set file {str(path)!r} cannot be read ({type(err).__name__})") from None
+        for number, line in enumerate(lines, 1):
             if line.strip() and not line.startswith("#"):
                 text = line.split(";")[0] if ";" in line else line.split()[0]
-                keys.add(canonical_key(game, game.parse_position(text)))
+                try:
+                    keys.add(canonical_key(game, game.parse_position(text)))
+                except InvalidPositionError as err:
+                    raise InvalidPositionError(f"{path}, line {number}: {err}") from None
     return keys
 
 

@@ -9,6 +9,7 @@ import argparse
 import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -339,6 +340,9 @@ def run_arena(args: argparse.Namespace) -> int:
     from boardzoo.store import ResultsStore
 
     game, options, agents, formats, control = _checked_arena_arguments(args)
+    _check_output(args.out, "--out", directory=True)
+    if args.store:
+        _check_output(args.store, "--store")
     out = Path(args.out) / game
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
@@ -477,8 +481,9 @@ def run_train(args: argparse.Namespace) -> int:
     if args.resume is not None:  # the run's saved config, with what this command names changed
         run = train(args.game, None, out=args.resume, resume=True, changes=values, **common)
     else:
-        run = train(args.game, TrainConfig.from_dict(values), out=args.out or f"runs/{args.game}",
-                    **common)
+        out = args.out or f"runs/{args.game}"
+        _check_output(out, "--out", directory=True)
+        run = train(args.game, TrainConfig.from_dict(values), out=out, **common)
     print(f"{run.iteration} iterations, {run.step} training steps, {run.games} games stored; "
           f"checkpoint {run.checkpoint}, curve {run.out / 'curve.png'}")
     return 0
@@ -492,7 +497,7 @@ def run_label(args: argparse.Namespace) -> int:
 
     if args.positions < 1 or not 0 <= args.best_move_prob <= 1:
         raise InvalidOptionError("--positions must be >= 1 and --best-move-prob in 0..1")
-    _check_output_file(args.out)  # before the solving, not after it
+    _check_output(args.out, "--out")  # before the solving, not after it
     if args.game == "othello":
         labels, game = _othello_labels(args)
     else:
@@ -505,18 +510,30 @@ def run_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_output_file(path: str) -> None:
-    """Refuse an ``--out`` that cannot become a file: a directory, or under a file."""
+def _check_output(path: str, option: str, directory: bool = False) -> None:
+    """Make ``path`` ready before the long work, not after it: its folder (for a file) or
+    itself (``directory``) created and writable; an InvalidOptionError naming ``option``
+    when it cannot be: a directory where a file goes or the other way round, a path under
+    a file, or a folder that cannot be written."""
     from boardzoo.errors import InvalidOptionError
 
-    out = Path(path)
-    if out.is_dir():
-        raise InvalidOptionError(f"--out {path!r} is a directory; give a file name in it, "
-                                 f"e.g. {str(out / 'labels.jsonl')!r}")
-    blocking = [parent for parent in out.parents if parent.exists() and not parent.is_dir()]
+    target = Path(path)
+    if target.exists() and target.is_dir() != directory:
+        found, wanted = ("a file", "a directory") if directory else (
+            "a directory", "a file name in it")
+        raise InvalidOptionError(f"{option} {path!r} is {found}; give {wanted}")
+    blocking = [parent for parent in target.parents if parent.exists() and not parent.is_dir()]
     if blocking:
-        raise InvalidOptionError(f"--out {path!r}: {str(blocking[0])!r} is a file, not a "
+        raise InvalidOptionError(f"{option} {path!r}: {str(blocking[0])!r} is a file, not a "
                                  "directory")
+    folder = target if directory else target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise InvalidOptionError(f"{option} {path!r} cannot be written "
+                                 f"({err.strerror or type(err).__name__})") from None
 
 
 def _connect_four_labels(args: argparse.Namespace) -> tuple[Callable, Any]:
@@ -693,6 +710,8 @@ def run_gtp(args: argparse.Namespace) -> int:
 def run_bench(args: argparse.Namespace) -> int:
     from boardzoo.bench.run import main as bench_main
 
+    if args.out is not None:
+        _check_output(args.out, "--out")
     return bench_main(game=args.game, repeats=args.repeats, out=args.out)
 
 if __name__ == "__main__":

@@ -64,3 +64,30 @@ def test_bench_prints_ratios(capsys):
 def test_errors_are_one_clear_line(args, message, capsys):
     assert main(args) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("command", "option", "directory"), [
+    (["arena", "tictactoe", "--agents", "random random", "--games", "1", "--workers", "1"],
+     "--out", True),
+    (["arena", "tictactoe", "--agents", "random random", "--games", "1", "--workers", "1"],
+     "--store", False),
+    (["train", "tictactoe", "--minutes", "0.01"], "--out", True),
+    (["bench", "nim", "--repeats", "1"], "--out", False),
+])
+def test_outputs_that_cannot_be_written_are_refused_before_the_work(command, option, directory,
+                                                                    tmp_path, capsys):
+    """An output path that is the wrong kind (a directory for a file or the other way
+    round), lies under a file, or cannot be created is a one-line error at once, not a
+    traceback after the tournament, training or benchmarks ran."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    wrong_kind = a_file if directory else tmp_path
+    for path, message in (
+            (wrong_kind, f"is a {'file; give a directory' if directory else 'directory'}"),
+            (a_file / "x", "a_file' is a file, not a directory"),
+            ("/proc/boardzoo_cannot_write_here/x", "cannot be written")):
+        extra = ["--out", str(tmp_path / "out")] if option == "--store" else []
+        assert main([*command, *extra, option, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) in (["a_file"], ["a_file", "out"])

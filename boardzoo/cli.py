@@ -6,6 +6,7 @@ Run ``boardzoo --help`` or ``boardzoo COMMAND --help``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -527,6 +528,7 @@ def _check_output(path: str, option: str, directory: bool = False) -> None:
         raise InvalidOptionError(f"{option} {path!r}: {str(blocking[0])!r} is a file, not a "
                                  "directory")
     folder = target if directory else target.parent
+    missing = [part for part in (folder, *folder.parents) if not part.exists()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
@@ -534,6 +536,10 @@ def _check_output(path: str, option: str, directory: bool = False) -> None:
     except OSError as err:
         raise InvalidOptionError(f"{option} {path!r} cannot be written "
                                  f"({err.strerror or type(err).__name__})") from None
+    finally:  # no trace of the check: the work makes its folders when it has output
+        for made in missing:
+            with contextlib.suppress(OSError):
+                made.rmdir()
 
 
 def _connect_four_labels(args: argparse.Namespace) -> tuple[Callable, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -69,6 +70,7 @@ def main(game: str | None = None, repeats: int = 3, out: str | None = None) -> i
     rows = collect(game, repeats, console)
     print_table(rows, console)
     if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
         with open(out, "w", encoding="utf-8") as fh:
             json.dump([{**asdict(r), "ratio": r.ratio} for r in rows], fh, indent=2)
     return 0

@@ -10,13 +10,15 @@ import dataclasses
 import difflib
 import json
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from boardzoo.errors import CheckpointError, InvalidOptionError
 
-__all__ = ["DIRICHLET_ALPHA", "TrainConfig"]
+__all__ = ["DIRICHLET_ALPHA", "TrainConfig", "json_kind", "read_table"]
 
 #: Dirichlet alpha of the root noise per game (~10 / typical legal moves; AlphaZero used
 #: 0.3 for chess, 0.15 for shogi, 0.03 for 19x19 Go)
@@ -129,6 +131,7 @@ class TrainConfig:
                 close = difflib.get_close_matches(key, known, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise InvalidOptionError(f"{source}: unknown training option {key!r}{hint}")
+        _check_types(values, source)
         values = dict(values)
         if "eval_references" in values:
             values["eval_references"] = tuple(values["eval_references"])
@@ -142,15 +145,81 @@ class TrainConfig:
     @classmethod
     def read_options(cls, path: str | Path) -> dict[str, Any]:
         """The options a ``.json`` or ``.toml`` file names (checked, not filled in)."""
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-            values = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-        except FileNotFoundError:
-            raise CheckpointError(f"config file {str(path)!r} does not exist") from None
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-            raise CheckpointError(f"config file {str(path)!r} is not valid: {err}") from None
-        if not isinstance(values, dict):
-            raise CheckpointError(f"config file {str(path)!r} must hold a table of options")
+        values = read_table(Path(path), f"config file {str(path)!r}")
         cls.from_dict(values, source=str(path))
         return values
+
+
+def read_table(path: Path, what: str) -> dict[str, Any]:
+    """The table of options in the file ``path`` (TOML when its name ends in .toml, else a
+    JSON object); any file that is not one is a :class:`CheckpointError` that starts with
+    ``what`` (e.g. ``"config file 'x.json'"``) and says why."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        values = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except FileNotFoundError:
+        raise CheckpointError(f"{what} does not exist") from None
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError,
+            RecursionError) as err:
+        raise CheckpointError(f"{what} is not valid: {err}") from None
+    except OSError as err:  # a directory, a path under a file, no permission, ...
+        raise CheckpointError(
+            f"{what} cannot be read: {err.strerror or type(err).__name__}") from None
+    if not isinstance(values, dict):
+        raise CheckpointError(f"{what} is not a config object but {json_kind(values)}; "
+                              'expected a table of options such as {"minutes": 10}')
+    return values
+
+
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in words (``"a list"``, ``"a number"``, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _check_types(values: dict[str, Any], source: str) -> None:
+    """Refuse an option whose value is not of its field's type (e.g. ``"workers": "2"``)."""
+    hints = typing.get_type_hints(TrainConfig)
+    for name, value in values.items():
+        if not _fits(value, hints[name]):
+            raise InvalidOptionError(f"{source}: training option {name!r} must be "
+                                     f"{_describe(hints[name])}, not {value!r}")
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether ``value`` (as JSON or TOML decodes it) is of the type ``hint``."""
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return any(_fits(value, arg) for arg in args)
+    if origin is tuple:  # tuple[X, ...]: a list or tuple of X
+        return isinstance(value, (list, tuple)) and all(_fits(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _describe(hint: Any) -> str:
+    """The type ``hint`` in words, e.g. ``"an integer or null"``."""
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(_describe(arg) for arg in args)
+    if origin is tuple:
+        return f"a list of {_describe(args[0]).partition(' ')[2]}s"  # "a list of strings"
+    words = {dict: "an object", type(None): "null", float: "a number", int: "an integer",
+             str: "a string", bool: "true or false"}
+    return words.get(origin or hint, str(hint))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ import numpy as np
 from boardzoo.envs.core import Game
 from boardzoo.envs.symmetry import symmetries
 from boardzoo.errors import CheckpointError, InvalidPositionError
+from boardzoo.training.config import json_kind
 
 __all__ = [
     "agent_player",
@@ -52,16 +54,27 @@ def canonical_key(game: Game, state: np.ndarray) -> bytes:
     return bytes([game.to_play(state)]) + min(boards)
 
 
+LINE_FORMAT = '{"position": ..., "policy": {action: p}, "value": v}'
+"""One line of a labelled-position file, as error messages show it."""
+
+
 def load_labelled(path: str | Path, game: Game) -> list[tuple]:
-    """The training positions (planes, mask, pi, z) of a labelled-position file."""
+    """The training positions (planes, mask, pi, z) of a labelled-position file (at least
+    one: a file without any is an error)."""
     out = []
     for number, line in enumerate(_label_lines(path), start=1):
         if not line.strip():
             continue
         try:
             out.append(_position(game, json.loads(line)))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        except json.JSONDecodeError as err:
+            raise CheckpointError(f"{str(path)!r} line {number} is not JSON ({err.msg}, column "
+                                  f"{err.colno}); each line is {LINE_FORMAT}") from None
+        except (ValueError, TypeError, RecursionError) as err:
             raise CheckpointError(f"{str(path)!r} line {number}: {err}") from None
+    if not out:
+        raise CheckpointError(f"{str(path)!r} holds no labelled positions; each line is "
+                              f"{LINE_FORMAT}")
     return out
 
 
@@ -83,24 +96,58 @@ def _label_lines(path: str | Path) -> list[str]:
             f"labelled positions {str(path)!r} cannot be read ({type(err).__name__})") from None
 
 
-def _position(game: Game, entry: dict[str, Any]) -> tuple:
-    state = game.parse_position(entry["position"])
+def _position(game: Game, entry: Any) -> tuple:
+    """The training position of one decoded line; a ValueError says what is wrong with it."""
+    text, policy, value = _fields(entry)
+    state = game.parse_position(text)
     if game.is_terminal(state):
         raise ValueError("the position is finished; label positions with a move to play")
     mask = game.legal_mask(state)
     pi = np.zeros(game.num_actions, np.float32)
-    for action, prob in entry["policy"].items():
-        index = game.check_action(state, int(action), mask)
-        if not 0 <= float(prob):
+    for action, prob in policy.items():
+        index = game.check_action(state, _action(action), mask)
+        if _number(prob, f"the policy's probability of {action!r}") < 0:
             raise ValueError(f"policy probability {prob!r} is negative")
         pi[index] = float(prob)
     if pi.sum() <= 0:
         raise ValueError("the policy puts no weight on any move")
-    value = float(entry["value"])
-    if not -1.0 <= value <= 1.0:
+    if not -1.0 <= _number(value, '"value"') <= 1.0:
         raise ValueError(f"value {value!r} is outside [-1, 1]")
     seat = game.to_play(state)
-    return game.observe(state, seat), mask, pi / pi.sum(), value
+    return game.observe(state, seat), mask, pi / pi.sum(), float(value)
+
+
+def _fields(entry: Any) -> tuple[str, dict[str, Any], Any]:
+    """(position, policy, value) of a decoded line, each of the right kind (the numbers are
+    checked where they are used)."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"not a JSON object but {json_kind(entry)}; each line is {LINE_FORMAT}")
+    missing = [key for key in ("position", "policy", "value") if key not in entry]
+    if missing:
+        names = ", ".join(f'"{key}"' for key in missing)
+        raise ValueError(f"missing {names}; each line is {LINE_FORMAT}")
+    if not isinstance(entry["position"], str):
+        raise ValueError(f'"position" must be the position text (a string), not '
+                         f"{json_kind(entry['position'])}")
+    if not isinstance(entry["policy"], dict):
+        raise ValueError(f'"policy" must be an object {{action: probability}}, not '
+                         f"{json_kind(entry['policy'])}")
+    return entry["position"], entry["policy"], entry["value"]
+
+
+def _action(key: str) -> int:
+    """The action a policy key names (JSON object keys are strings: ``"4"``)."""
+    try:
+        return int(key)
+    except ValueError:
+        raise ValueError(f"policy key {key!r} is not an action number") from None
+
+
+def _number(value: Any, what: str) -> float:
+    """``value`` if it is a finite number, else a ValueError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    return float(value)
 
 
 def solver_label(game: Game, state: np.ndarray, solve, time_limit: float | None = None,

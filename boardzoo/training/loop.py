@@ -48,7 +48,7 @@ from boardzoo.envs.core import Game
 from boardzoo.errors import CheckpointError, InvalidOptionError
 from boardzoo.executor import Executor, WorkerPool, make_executor
 from boardzoo.store import ResultsStore
-from boardzoo.training.config import TrainConfig
+from boardzoo.training.config import TrainConfig, read_table
 from boardzoo.training.learner import ActorLearner, Learner, LearnerInActor
 from boardzoo.training.replay import ReplayBuffer
 from boardzoo.training.selfplay import GameTask, SelfPlayWorker
@@ -100,6 +100,10 @@ def train(
     (its workers; the caller closes it); games are stored here, by this process."""
     out = Path(out or f"runs/{game}")
     config, changed = _resolve_config(game, config, out, resume, changes or {})
+    rules = make_game(game, **config.game_options)
+    net = _network(rules, config, out)
+    labelled = _labelled_positions(rules, config)
+    out.mkdir(parents=True, exist_ok=True)  # only now: refused inputs leave no folder behind
     with contextlib.ExitStack() as stack:
         if sink is None:
             sink = stack.enter_context(run_games(out))
@@ -110,8 +114,8 @@ def train(
                 make_executor(backend, config.workers, ray_address, start_method="spawn"))
         pool = backend.worker_pool(partial(SelfPlayWorker, game, config))
         stack.callback(pool.close)
-        return _train(game, config, out, resume, changed, sink, backend, pool, progress,
-                      on_iteration)
+        return _train(game, rules, net, labelled, config, out, resume, changed, sink, backend,
+                      pool, progress, on_iteration)
 
 
 @contextlib.contextmanager
@@ -122,24 +126,29 @@ def run_games(out: str | Path) -> Iterator[GameSink]:
         yield store.sink(SINK_NAME)
 
 
-def _train(game: str, config: TrainConfig, out: Path, resume: bool, changed: bool,
-           sink: GameSink, executor: Executor, pool: WorkerPool, progress: bool,
+def _train(game: str, rules: Game, net: AlphaZeroNet, labelled: list, config: TrainConfig,
+           out: Path, resume: bool, changed: bool, sink: GameSink, executor: Executor,
+           pool: WorkerPool, progress: bool,
            on_iteration: Callable[[dict[str, Any]], None] | None) -> TrainRun:
     """The run, once its learner could be made: only then is a new or changed config saved
     (a refused learner leaves no run behind)."""
-    torch.manual_seed(config.seed)
-    rules = make_game(game, **config.game_options)
-    device = pick_device(config.device)
-    net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
-    if config.init_from and not (out / "state.pt").exists():  # (a resumed run has its own)
-        _start_from_checkpoint(net, rules, config.init_from)
-    net = net.to(device)
+    net = net.to(pick_device(config.device))
     with contextlib.closing(_learner(game, net, config, executor)) as learner:
         if changed:
             atomic_write_bytes(out / "config.json",
                                json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
         return _train_with(rules, config, out, resume, sink, pool, progress, on_iteration,
-                           learner)
+                           learner, labelled)
+
+
+def _network(rules: Game, config: TrainConfig, out: Path) -> AlphaZeroNet:
+    """The run's network, seeded: with the weights of ``config.init_from`` (checked) unless
+    ``out`` already holds a started run (which has its own)."""
+    torch.manual_seed(config.seed)
+    net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
+    if config.init_from and not (out / "state.pt").exists():
+        _start_from_checkpoint(net, rules, config.init_from)
+    return net
 
 
 def _start_from_checkpoint(net: AlphaZeroNet, rules: Game, name_or_path: str) -> None:
@@ -173,13 +182,12 @@ def _learner(game: str, net: AlphaZeroNet, config: TrainConfig, executor: Execut
 def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink: GameSink,
                 pool: WorkerPool, progress: bool,
                 on_iteration: Callable[[dict[str, Any]], None] | None,
-                learner: Learner) -> TrainRun:
+                learner: Learner, labelled: list) -> TrainRun:
     net = learner.net
     best = copy.deepcopy(net) if config.gating_games else None
     iteration, elapsed, best_step = 0, 0.0, 0
     if resume and (out / "state.pt").exists():  # (killed before its first save: start over)
         iteration, elapsed, best_step = _load_state(out / "state.pt", learner, best)
-    labelled = _labelled_positions(rules, config)
     replay = _replay_with_labels(rules, config, labelled)
     for it in range(1, iteration + 1):
         _add_iteration(replay, sink, _tasks(config, it))
@@ -418,10 +426,7 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
     if resume:
         if not saved.exists():
             raise CheckpointError(f"--resume {str(out)!r}: no training run there (config.json)")
-        try:
-            values = json.loads(saved.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise CheckpointError(f"{str(saved)!r} is corrupt: {err}") from None
+        values = read_table(saved, f"the run's config.json {str(saved)!r}")
         if values.pop("game", game) != game:
             raise CheckpointError(f"{str(out)!r} holds a run of another game, not {game!r}")
         previous = TrainConfig.from_dict(values, source=str(saved))
@@ -436,7 +441,6 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
             f"{str(out)!r} already holds a training run: resume it (--resume / resume=True) "
             "or choose another --out"
         )
-    out.mkdir(parents=True, exist_ok=True)
     return config, True
 
 

@@ -32,12 +32,13 @@ next command line arrives (:func:`serve`).
 from __future__ import annotations
 
 import dataclasses
+import os
 import queue
+import stat
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
@@ -485,21 +486,32 @@ class GoGtpEngine:
         move MOVE_NUMBER (1 = the first move; default: all of it)."""
         if len(args) not in (1, 2):
             raise GtpFailure("syntax error: use loadsgf FILE [MOVE_NUMBER]")
-        limit = _integer(args[1], "loadsgf MOVE_NUMBER") - 1 if len(args) == 2 else None
-        record = _read_sgf(args[0])
+        limit = None
+        if len(args) == 2:
+            limit = _integer(args[1], "loadsgf MOVE_NUMBER") - 1
+            if limit < 0:
+                raise GtpFailure("syntax error: loadsgf MOVE_NUMBER counts from 1 (the first move)")
+        path = args[0]
+        record = _read_sgf(path)
         if not 2 <= record.size <= MAX_SIZE:
-            raise GtpFailure(f"unacceptable size: the file's board is {record.size}x{record.size}")
-        komi = self._game.komi if record.komi is None else _checked_komi(record.komi)
+            raise GtpFailure(f"cannot load file: {path}: the board is {record.size}x{record.size}; "
+                             f"boardzoo plays 2..{MAX_SIZE}")
+        try:
+            komi = self._game.komi if record.komi is None else _checked_komi(record.komi)
+        except GtpFailure as err:
+            raise GtpFailure(f"cannot load file: {path}: {err}") from None
         previous = (self._game, self._start, list(self._moves), list(self._states), self.clock)
         self._game = self._make_game(record.size, komi)
+        where = ""
         try:
             self._new_game(record._replace(komi=None, moves=()))
-            for colour, point in record.moves[:limit]:
+            for number, (colour, point) in enumerate(record.moves[:limit], start=1):
+                where = f"move {number}: "
                 action = self.size**2 if point is None else point[0] * self.size + point[1]
                 self._apply("BW".index(colour), action)
         except BoardzooError as err:
             self._game, self._start, self._moves, self._states, self.clock = previous
-            raise GtpFailure(f"cannot load file: {err}") from None
+            raise GtpFailure(f"cannot load file: {path}: {where}{err}") from None
         return ""
 
     # -------------------------------------------------------------------- scoring
@@ -736,16 +748,49 @@ def _checked_komi(komi: float) -> float:
 
 
 def _read_sgf(path: str) -> SgfRecord:
-    """The SGF file at ``path`` (at most MAX_SGF_BYTES), or GtpFailure."""
+    """The SGF file at ``path`` (a regular file of at most MAX_SGF_BYTES), or GtpFailure
+    ``cannot load file: PATH...``. Never blocks: the file type is checked before opening
+    (opening a FIFO for reading would wait for a writer), the file is opened non-blocking
+    and checked again (it may have been swapped meanwhile), and at most MAX_SGF_BYTES + 1
+    bytes are read (a file that grew after the check is still refused, not read forever)."""
+    text = _read_regular_file(path, MAX_SGF_BYTES)
     try:
-        file = Path(path)
-        if file.stat().st_size > MAX_SGF_BYTES:
-            raise GtpFailure(f"cannot load file: {path} is larger than {MAX_SGF_BYTES} bytes")
-        return parse_sgf(file.read_text(encoding="utf-8", errors="replace"), game=1)
-    except OSError as err:
-        raise GtpFailure(f"cannot load file: {err.strerror or err}") from None
+        return parse_sgf(text.decode("utf-8", errors="replace"), game=1)
     except BoardzooError as err:
-        raise GtpFailure(f"cannot load file: {err}") from None
+        raise GtpFailure(f"cannot load file: {path}: {err}") from None
+
+
+def _read_regular_file(path: str, limit: int) -> bytes:
+    """The bytes of the regular file ``path`` if it holds at most ``limit``, or GtpFailure."""
+    try:
+        _check_regular(path, os.stat(path).st_mode)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as file:
+            _check_regular(path, os.fstat(file.fileno()).st_mode)
+            data = file.read(limit + 1)
+    except GtpFailure:  # a ValueError too: not to be wrapped again below
+        raise
+    except OSError as err:
+        raise GtpFailure(f"cannot load file: {path}: {err.strerror or err}") from None
+    except ValueError as err:  # a path the system cannot take (unencodable characters)
+        raise GtpFailure(f"cannot load file: {path!r}: {err}") from None
+    if len(data) > limit:
+        raise GtpFailure(f"cannot load file: {path} is larger than {limit} bytes")
+    return data
+
+
+def _check_regular(path: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "something else")
+        raise GtpFailure(f"cannot load file: {path} is not a regular file (it is {kind})")
+
+
+_FILE_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class _CommandLines:

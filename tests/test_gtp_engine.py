@@ -5,9 +5,11 @@ and a whole game driven by GNU Go as the opponent engine."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -119,6 +121,122 @@ def test_errors_are_answered_and_the_engine_keeps_running(tmp_path):
                           timeout=120)
     assert done.stdout == "= boardzoo\n\n=\n\n"
     exchange(script)
+
+
+LOAD_FAILED = "? cannot load file: "
+
+
+def answer_in_time(engine: GoGtpEngine, line: str, fifo: Path | None = None) -> str:
+    """``engine``'s reply to ``line``, failing the test (not hanging it) if none comes within
+    10 s; a reader stuck opening ``fifo`` is released by opening its writing end."""
+    replies: list[str | None] = []
+    worker = threading.Thread(target=lambda: replies.append(engine.handle(line)), daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():
+        if fifo is not None:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # EOF for the stuck reader
+            worker.join(10)
+        pytest.fail(f"{line!r} blocked the engine")
+    assert replies[0] is not None
+    return replies[0]
+
+
+def assert_load_failure(reply: str, path: object, reason: str) -> None:
+    """One ``cannot load file`` answer naming ``path``, with ``reason`` (a regex) after it."""
+    assert reply.startswith(LOAD_FAILED) and reply.endswith("\n\n"), reply
+    assert reply.count("cannot load file") == 1, reply
+    assert re.fullmatch(rf"{re.escape(f'{LOAD_FAILED}{path}')}{reason}\n\n", reply, re.S), reply
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_loadsgf_refuses_a_named_pipe_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "game.sgf"
+    os.mkfifo(fifo)
+    engine = GoGtpEngine(agent="random", board_size=9, seed=0)
+    reply = answer_in_time(engine, f"loadsgf {fifo}", fifo)
+    assert_load_failure(reply, fifo, r" is not a regular file \(it is a named pipe\)")
+    assert engine.handle("name") == "= boardzoo\n\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_loadsgf_does_not_block_on_a_pipe_swapped_in_after_the_file_check(tmp_path, monkeypatch):
+    """The type is checked again on the opened file (opened without blocking): a path that
+    was a regular file at the check and is a pipe by the open is refused, not waited on."""
+    regular, fifo = tmp_path / "regular.sgf", tmp_path / "game.sgf"
+    regular.write_text("(;GM[1]SZ[9])")
+    os.mkfifo(fifo)
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *args, **kwargs: real_stat(
+        regular if str(path) == str(fifo) else path, *args, **kwargs))
+    engine = GoGtpEngine(agent="random", board_size=9, seed=0)
+    reply = answer_in_time(engine, f"loadsgf {fifo}", fifo)
+    assert_load_failure(reply, fifo, r" is not a regular file \(it is a named pipe\)")
+
+
+def test_loadsgf_refuses_a_directory_and_names_it(tmp_path):
+    engine = GoGtpEngine(agent="random", board_size=9, seed=0)
+    assert_load_failure(engine.handle(f"loadsgf {tmp_path}"), tmp_path,
+                        r" is not a regular file \(it is a directory\)")
+
+
+def test_loadsgf_refuses_an_oversized_file_with_the_prefix_once(tmp_path):
+    huge = tmp_path / "huge.sgf"
+    huge.write_text("(;GM[1]SZ[9]C[" + "x" * gtp_engine.MAX_SGF_BYTES + "])")
+    engine = GoGtpEngine(agent="random", board_size=9, seed=0)
+    reply = answer_in_time(engine, f"loadsgf {huge}")
+    assert reply == f"{LOAD_FAILED}{huge} is larger than {gtp_engine.MAX_SGF_BYTES} bytes\n\n"
+    exact = tmp_path / "exact.sgf"  # a file of exactly the limit is read
+    head = "(;GM[1]SZ[9];B[ee]C["
+    exact.write_text(head + "x" * (gtp_engine.MAX_SGF_BYTES - len(head) - 2) + "])")
+    assert exact.stat().st_size == gtp_engine.MAX_SGF_BYTES
+    assert engine.handle(f"loadsgf {exact}") == "=\n\n"
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_loadsgf_refuses_an_endless_device_and_the_engine_runs_on():
+    """A real engine process, with its address space capped (an unbounded read of /dev/zero
+    dies of MemoryError instead of eating the machine's memory) and a timeout."""
+    import resource
+
+    def cap_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    command = [sys.executable, "-m", "boardzoo.cli", "gtp", "--size", "9", "--agent", "random"]
+    done = subprocess.run(command, input="loadsgf /dev/zero\nname\nquit\n", text=True,
+                          capture_output=True, timeout=120, preexec_fn=cap_memory)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (f"{LOAD_FAILED}/dev/zero is not a regular file (it is a character "
+                           "device)\n\n= boardzoo\n\n=\n\n")
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    (None, r": No such file or directory"),
+    ("(;GM[1]FF[4]SZ[9]", r": SGF is malformed at offset 17 .*"),
+    ("(;GM[1]FF[4]SZ[9];B[zz])", r": SGF point 'zz' is off the 9x9 board"),
+    ("(;GM[1]FF[4]SZ[9];B[ee];W[ee])", r": move 2: illegal move: W E5 \(occupied.*\)"),
+    ("(;GM[1]FF[4]SZ[52])", r": SGF SZ\[52\] is out of range.*"),
+    ("(;GM[1]FF[4]SZ[1])", rf": the board is 1x1; boardzoo plays 2\.\.{gtp_engine.MAX_SIZE}"),
+    ("(;GM[1]FF[4]SZ[9]KM[0.3])", r": komi 0\.3 is not supported: .*"),
+])
+def test_loadsgf_failures_name_the_file_once_and_keep_the_position(tmp_path, text, reason):
+    sgf = tmp_path / "game.sgf"
+    if text is not None:
+        sgf.write_text(text)
+    engine = GoGtpEngine(agent="random", board_size=7, seed=0)
+    assert engine.handle("play b D4") == "=\n\n"
+    board = engine.handle("showboard")
+    assert_load_failure(engine.handle(f"loadsgf {sgf}"), sgf, reason)
+    assert engine.handle("showboard") == board
+
+
+def test_loadsgf_move_numbers_count_from_one(tmp_path):
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[cc])")
+    engine = GoGtpEngine(agent="random", board_size=9, seed=0)
+    assert engine.handle(f"loadsgf {sgf} 0").startswith("? syntax error: ")
+    assert engine.handle(f"loadsgf {sgf} 1") == "=\n\n"
+    assert "X" not in engine.handle("showboard").split("\n", 10)[-1].split("black")[0]
 
 
 def test_the_default_agent_searches_one_tree_per_core(monkeypatch):

@@ -15,7 +15,6 @@ works too.
 from __future__ import annotations
 
 import os
-import pickle
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,13 +25,29 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from boardzoo.agents.alphazero.checkpoint import error_reason, safe_torch_load
 from boardzoo.agents.sb3 import SB3Agent
-from boardzoo.errors import InvalidOptionError
+from boardzoo.envs import make_game
+from boardzoo.envs.core import Game
+from boardzoo.errors import BoardzooError, CheckpointError, InvalidOptionError
 
-__all__ = ["BoardCNN", "PPOAgent", "load_policy", "save_policy", "shipped_checkpoints"]
+__all__ = [
+    "BoardCNN",
+    "PPOAgent",
+    "PPOCheckpointError",
+    "load_policy",
+    "save_policy",
+    "shipped_checkpoints",
+]
 
 FORMAT = "boardzoo-ppo-1"
 _FEATURES = ("flatten", "board_cnn")
+
+
+class PPOCheckpointError(CheckpointError, InvalidOptionError):
+    """A ``checkpoint=`` that is no loadable PPO checkpoint (missing, a directory, not a torch
+    file, truncated, code-carrying, malformed): a CheckpointError, and still the
+    InvalidOptionError that ``PPOAgent`` raised for it before."""
 
 
 class BoardCNN(BaseFeaturesExtractor):
@@ -106,10 +121,13 @@ def shipped_checkpoints() -> list[str]:
 
 
 def _checkpoint_path(checkpoint: str | os.PathLike) -> Path:
+    """The file of a shipped checkpoint's name or of a path (which must be a file)."""
     path = Path(checkpoint)
+    if path.is_dir():
+        raise PPOCheckpointError(f"PPO checkpoint {str(path)!r} is a directory; give a .pt file")
     if path.suffix == ".pt" or path.exists():
         if not path.is_file():
-            raise InvalidOptionError(f"PPO checkpoint {str(path)!r} does not exist")
+            raise PPOCheckpointError(f"PPO checkpoint {str(path)!r} does not exist")
         return path
     shipped = shipped_checkpoints()
     if str(checkpoint) not in shipped:
@@ -122,28 +140,37 @@ def _checkpoint_path(checkpoint: str | os.PathLike) -> Path:
 
 def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
     """The policy (in eval mode, CPU) and the checkpoint's fields, from a name or path."""
-    from boardzoo.envs import make_game
-
     path = _checkpoint_path(checkpoint)
-    try:
-        record = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
-        raise InvalidOptionError(f"{path} is not a boardzoo PPO checkpoint: {err}") from None
+    record = safe_torch_load(path, "file", kind="boardzoo PPO checkpoint",
+                             error=PPOCheckpointError)
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise InvalidOptionError(f"{path} is not a boardzoo PPO checkpoint ({FORMAT})")
-    game = make_game(record["game"], **record["game_options"])
-    shape = game.planes_shape
-    if record["observation"] == "flat":
-        shape = (int(np.prod(shape)),)
-    policy = MaskableActorCriticPolicy(
-        spaces.Box(0.0, 1.0, shape, np.float32),
-        spaces.Discrete(game.num_actions),
-        lambda _: 0.0,
-        **policy_kwargs(record["features"], record["net_arch"], record["features_dim"]),
-    )
-    policy.load_state_dict(record["state_dict"])
+        raise PPOCheckpointError(
+            f"file {str(path)!r} is not a boardzoo PPO checkpoint (no format {FORMAT!r} field)"
+        )
+    try:
+        game = policy_game(record)
+        shape = game.planes_shape
+        if record["observation"] == "flat":
+            shape = (int(np.prod(shape)),)
+        policy = MaskableActorCriticPolicy(
+            spaces.Box(0.0, 1.0, shape, np.float32),
+            spaces.Discrete(game.num_actions),
+            lambda _: 0.0,
+            **policy_kwargs(record["features"], record["net_arch"], record["features_dim"]),
+        )
+        policy.load_state_dict(record["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError, BoardzooError) as err:
+        raise PPOCheckpointError(
+            f"file {str(path)!r} is a malformed boardzoo PPO checkpoint (fields or weights): "
+            f"{error_reason(err)}"
+        ) from None
     policy.set_training_mode(False)
     return policy, {k: v for k, v in record.items() if k != "state_dict"}
+
+
+def policy_game(config: dict[str, Any]) -> Game:
+    """The game (with its options) a PPO checkpoint's fields say it was trained for."""
+    return make_game(config["game"], **config["game_options"])
 
 
 class PPOAgent(SB3Agent):
@@ -153,6 +180,14 @@ class PPOAgent(SB3Agent):
         policy, self.config = load_policy(checkpoint)
         super().__init__(policy, deterministic=deterministic)
         self.checkpoint = str(checkpoint)
+        self.game = policy_game(self.config)
+
+    def trained_for(self) -> str:
+        return f"PPO checkpoint {self.checkpoint!r} (trained for {self.game!r})"
+
+    def _fits(self, raw: Any, planes: np.ndarray, mask: np.ndarray) -> bool:
+        """Only the game and options it was trained for, as AlphaZero agents require."""
+        return raw.game.key == self.game.key and super()._fits(raw, planes, mask)
 
     def __repr__(self) -> str:
         return f"PPOAgent({self.checkpoint!r})"

@@ -36,6 +36,7 @@ class SB3Agent:
         observation = raw.observe(raw.agent_selection)
         mask = observation["action_mask"].astype(bool)
         planes = observation["observation"]
+        self._check_fits(raw, planes, mask)
         space = getattr(self.model, "observation_space", None)
         if space is not None:
             planes = planes.reshape(space.shape)
@@ -46,6 +47,36 @@ class SB3Agent:
             return action
         self.illegal_choices += 1
         return self._best_legal(planes, mask)
+
+    def _check_fits(self, raw: Any, planes: np.ndarray, mask: np.ndarray) -> None:
+        """Refuse an env the model was not trained for (its observations or actions are not
+        the model's sizes: another game or board size) with an InvalidOptionError naming
+        the model's sizes and the env's."""
+        if self._fits(raw, planes, mask):
+            return
+        shape, actions = self._model_sizes()
+        raise InvalidOptionError(
+            f"{self.trained_for()} takes observations of shape {shape} and {actions} actions; "
+            f"the env, {raw.game!r}, has {planes.shape} ({planes.size} values) and "
+            f"{mask.size} actions: use it on the game and options it was trained for"
+        )
+
+    def _fits(self, raw: Any, planes: np.ndarray, mask: np.ndarray) -> bool:
+        """Whether the model takes ``planes`` (as they are, or flat) and ``mask``'s actions."""
+        shape, actions = self._model_sizes()
+        fits_planes = shape is None or shape in (planes.shape, (planes.size,))
+        return fits_planes and (actions is None or actions == mask.size)
+
+    def _model_sizes(self) -> tuple[tuple[int, ...] | None, int | None]:
+        """The model's observation shape and number of actions (None: it does not say)."""
+        space = getattr(self.model, "observation_space", None)
+        actions = getattr(getattr(self.model, "action_space", None), "n", None)
+        return (None if space is None else tuple(space.shape),
+                None if actions is None else int(actions))
+
+    def trained_for(self) -> str:
+        """The model, as error messages name it."""
+        return f"this {type(self.model).__name__} model"
 
     def _best_legal(self, planes: np.ndarray, mask: np.ndarray) -> int:
         policy = getattr(self.model, "policy", self.model)

@@ -19,6 +19,7 @@ import json
 import os
 import pickle
 import tempfile
+import warnings
 import zipfile
 from dataclasses import asdict
 from importlib import resources
@@ -37,6 +38,7 @@ __all__ = [
     "VERSION",
     "Checkpoint",
     "atomic_write_bytes",
+    "error_reason",
     "load_checkpoint",
     "safe_torch_load",
     "save_checkpoint",
@@ -89,24 +91,97 @@ def torch_bytes(obj: Any) -> bytes:
     return buffer.getvalue()
 
 
-def safe_torch_load(path: str | os.PathLike | IO[bytes], what: str = "checkpoint") -> Any:
-    """``torch.load`` that executes no code: pickled objects, truncated or corrupt files and
-    missing files all become a :class:`CheckpointError` naming the file (``path`` may also
-    be an open binary file, e.g. ``io.BytesIO`` of :func:`torch_bytes`)."""
+#: the pickled magic number that begins torch's legacy (pre-zip) files, after the protocol
+#: header (and a frame header for pickle protocol 4+)
+_LEGACY_MAGIC = pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)[2:-1]
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def safe_torch_load(path: str | os.PathLike | IO[bytes], what: str = "checkpoint", *,
+                    kind: str = "boardzoo checkpoint",
+                    error: type[CheckpointError] = CheckpointError) -> Any:
+    """``torch.load`` that executes no code: a missing file, a directory, an empty file, one
+    that is no torch file at all, a truncated or corrupt one and one holding pickled objects
+    each become a one-line ``error`` (a :class:`CheckpointError`) naming the file as
+    ``what`` and saying it is not a ``kind``, and why. ``path`` may also be an open binary
+    file, e.g. ``io.BytesIO`` of :func:`torch_bytes`."""
+    name = f"{what} {str(path)!r}"
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        problem = _torch_file_problem(path)
     except FileNotFoundError:
-        raise CheckpointError(f"{what} {str(path)!r} does not exist") from None
-    except pickle.UnpicklingError as err:
-        raise CheckpointError(
-            f"{what} {str(path)!r} holds pickled objects beyond tensors and plain values; "
-            f"boardzoo refuses to load code ({str(err).splitlines()[0][:200]})"
-        ) from None
-    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError) as err:
-        raise CheckpointError(
-            f"{what} {str(path)!r} is truncated or not a torch file: "
-            f"{str(err).splitlines()[0][:200]}"
-        ) from None
+        raise error(f"{name} does not exist") from None
+    except IsADirectoryError:
+        raise error(f"{name} is a directory, not a file") from None
+    except OSError as err:
+        raise error(f"{name} cannot be read ({err.strerror or err})") from None
+    if problem is None:
+        try:
+            with warnings.catch_warnings():  # a corrupt pickle's protocol number
+                warnings.filterwarnings("ignore", message="Detected pickle protocol")
+                return torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as err:  # its unpickler runs no code, but a corrupt pickle makes it
+            problem = _load_failure(err)  # raise any type: every failure is the file's
+    raise error(f"{name} is not a {kind}: it {problem}")
+
+
+def _torch_file_problem(source: str | os.PathLike | IO[bytes]) -> str | None:
+    """Why ``source`` cannot be a torch file, judged from its bytes before torch reads it
+    (empty, a truncated zip archive, neither torch's zip nor its legacy format), as a
+    predicate for a sentence about the file; None if it may be one."""
+    head = _head(source)
+    if not head:
+        return "is empty (0 bytes)"
+    if head.startswith(_ZIP_MAGIC):
+        return _zip_problem(source)
+    if _LEGACY_MAGIC in head:
+        return None
+    return ("is not a torch checkpoint file at all (not a zip/torch archive: text, JSON, "
+            "another format, or corrupt)")
+
+
+def _zip_problem(source: str | os.PathLike | IO[bytes]) -> str | None:
+    """Why a file that starts as a zip archive is no complete one (its end, which holds the
+    archive's directory, is missing or damaged); None if it is one."""
+    try:
+        complete = zipfile.is_zipfile(source)
+    except zipfile.BadZipFile as err:
+        return f"is a damaged zip/torch archive ({err})"
+    finally:
+        if not isinstance(source, (str, os.PathLike)):
+            source.seek(0)
+    return None if complete else (
+        "is truncated (it starts as a zip/torch archive, but its end is missing)"
+    )
+
+
+def _load_failure(err: Exception) -> str:
+    """Why ``torch.load`` failed on a file that looked like a torch file, as a predicate:
+    pickled objects (refused: loading them would run code), else corrupt inside."""
+    reason = error_reason(err)
+    if isinstance(err, pickle.UnpicklingError) and not reason.startswith("Unsupported operand"):
+        return ("is a torch file holding pickled objects beyond tensors and plain values, "
+                f"which loading would run as code: boardzoo refuses to load code ({reason})")
+    return f"looks like a torch file but is corrupt inside ({type(err).__name__}: {reason})"
+
+
+def _head(source: str | os.PathLike | IO[bytes], size: int = 64) -> bytes:
+    """The first ``size`` bytes of a file, or of a seekable binary stream (rewound after)."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as fh:
+            return fh.read(size)
+    source.seek(0)
+    head = source.read(size)
+    source.seek(0)
+    return head
+
+
+def error_reason(err: Exception) -> str:
+    """The informative first line of a torch load error (the WeightsUnpickler's own words
+    when torch wraps them in advice), at most 200 characters; the error's type if empty."""
+    text = str(err)
+    _, found, inner = text.partition("WeightsUnpickler error:")
+    lines = [line.strip() for line in (inner if found else text).splitlines() if line.strip()]
+    return lines[0].split(". ")[0].rstrip(".")[:200] if lines else type(err).__name__
 
 
 def save_checkpoint(path: str | os.PathLike, game: Game, net: AlphaZeroNet, step: int,
@@ -190,6 +265,11 @@ def resolve_checkpoint(name_or_path: str | os.PathLike) -> Path:
     path = Path(name_or_path)
     if path.is_file():
         return path
+    if path.is_dir():
+        raise CheckpointError(
+            f"AlphaZero checkpoint {str(name_or_path)!r} is a directory; give a checkpoint "
+            f"file or a shipped name ({', '.join(sorted(shipped)) or 'none'})"
+        )
     raise CheckpointError(
         f"no AlphaZero checkpoint {str(name_or_path)!r}: not a file, and the shipped ones are "
         f"{', '.join(sorted(shipped)) or 'none'}"

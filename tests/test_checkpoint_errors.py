@@ -1,0 +1,242 @@
+"""Bad checkpoint files (empty, random bytes, JSON, truncated, code-carrying, a directory,
+another game's PPO policy) are one-line boardzoo errors that name the cause, never
+tracebacks, and loading them never runs code."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from boardzoo.agents import SB3Agent, make_agent  # noqa: E402
+from boardzoo.agents.alphazero import AlphaZeroAgent, AlphaZeroNet, NetworkConfig  # noqa: E402
+from boardzoo.agents.alphazero import checkpoint as ckpt  # noqa: E402
+from boardzoo.cli import main as cli_main  # noqa: E402
+from boardzoo.envs import make_env, make_game  # noqa: E402
+from boardzoo.errors import CheckpointError, InvalidOptionError  # noqa: E402
+
+
+class _CreatesAFile:
+    """A pickle payload that would create ``path`` when unpickled."""
+
+    def __init__(self, path: Path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+@pytest.fixture
+def bad_files(tmp_path: Path) -> dict[str, Path]:
+    """An empty file, random bytes and a JSON text, each named ``*.pt``."""
+    files = {"empty": b"", "junk": np.random.default_rng(0).bytes(2000),
+             "json": json.dumps({"format": ckpt.FORMAT, "weights": [1, 2]}).encode()}
+    for name, data in files.items():
+        (tmp_path / f"{name}.pt").write_bytes(data)
+    return {name: tmp_path / f"{name}.pt" for name in files}
+
+
+@pytest.fixture
+def az_checkpoint(tmp_path: Path) -> Path:
+    """A real, small tic-tac-toe AlphaZero checkpoint."""
+    game = make_game("tictactoe")
+    path = tmp_path / "az.pt"
+    ckpt.save_checkpoint(path, game, AlphaZeroNet.for_game(game, NetworkConfig(1, 8)), step=1)
+    return path
+
+
+def _policy_file(path: Path, game_name: str, observation: str = "flat") -> Path:
+    """A small untrained PPO policy for ``game_name`` saved as a boardzoo PPO checkpoint."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from boardzoo.agents.ppo import policy_kwargs, save_policy
+
+    game = make_game(game_name)
+    shape = game.planes_shape if observation == "planes" else (int(np.prod(game.planes_shape)),)
+    policy = MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, shape, np.float32),
+                                       spaces.Discrete(game.num_actions), lambda _: 0.0,
+                                       **policy_kwargs("flatten", [8]))
+    save_policy(policy, path, game_name, {}, observation, "flatten", [8])
+    return path
+
+
+def _ppo(path: Path):
+    """``make_agent("ppo:checkpoint=<path>")``."""
+    return make_agent(f"ppo:checkpoint={str(path)!r}")
+
+
+def _truncated(path: Path) -> Path:
+    """A copy of ``path`` cut to half its length."""
+    cut = path.with_name(f"cut_{path.name}")
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    return cut
+
+
+def _one_line(err: pytest.ExceptionInfo) -> str:
+    message = str(err.value)
+    assert "\n" not in message and "Please file an issue" not in message, message
+    return message
+
+
+# ------------------------------------------------------------------------- AlphaZero files
+def test_an_empty_alphazero_checkpoint_is_refused_as_empty(bad_files):
+    for load in (ckpt.load_checkpoint, AlphaZeroAgent.from_checkpoint,
+                 lambda p: make_agent(f"alphazero:checkpoint={str(p)!r}")):
+        with pytest.raises(CheckpointError, match=r"not a boardzoo checkpoint: it is empty"):
+            load(bad_files["empty"])
+    with pytest.raises(CheckpointError, match="training state .* is empty"):
+        ckpt.safe_torch_load(bad_files["empty"], "training state")  # a run's state.pt
+    with pytest.raises(CheckpointError, match="is empty"):
+        ckpt.safe_torch_load(io.BytesIO(b""), "the learner actor's state")
+
+
+@pytest.mark.parametrize("kind", ["junk", "json"])
+def test_a_file_that_is_no_torch_file_is_not_blamed_on_pickles(bad_files, kind):
+    with pytest.raises(CheckpointError) as err:
+        ckpt.load_checkpoint(bad_files[kind])
+    message = _one_line(err)
+    assert "not a torch checkpoint file at all" in message and "pickled" not in message
+
+
+def test_a_truncated_alphazero_checkpoint_says_its_end_is_missing(az_checkpoint):
+    with pytest.raises(CheckpointError, match="truncated") as err:
+        ckpt.load_checkpoint(_truncated(az_checkpoint))
+    assert "end is missing" in _one_line(err)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_bytes_are_no_torch_file(tmp_path, seed):
+    path = tmp_path / "noise.pt"
+    path.write_bytes(np.random.default_rng(seed).bytes(500))
+    with pytest.raises(CheckpointError, match="not a torch checkpoint file at all"):
+        ckpt.safe_torch_load(path)
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_damaged_torch_files_are_checkpoint_errors_or_load(tmp_path, legacy):
+    """Bytes changed or cut anywhere in a real torch file (zip or torch's legacy format):
+    it loads, or it is a one-line CheckpointError; never another exception."""
+    path = tmp_path / "good.pt"
+    torch.save({"format": ckpt.FORMAT, "weights": {"w": torch.zeros(4)}, "note": "x" * 40},
+               path, _use_new_zipfile_serialization=not legacy)
+    good = path.read_bytes()
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        data = bytearray(good)
+        for i in rng.integers(16, len(data), 3):
+            data[i] = int(rng.integers(256))
+        if rng.random() < 0.3:
+            data = data[: int(rng.integers(16, len(data)))]
+        path.write_bytes(bytes(data))
+        try:
+            ckpt.safe_torch_load(path)
+        except CheckpointError as err:
+            assert "\n" not in str(err), str(err)
+
+
+def test_a_code_carrying_torch_file_is_refused_with_the_unpicklers_reason(tmp_path):
+    target = tmp_path / "pwned"
+    evil = tmp_path / "evil.pt"
+    torch.save({"format": ckpt.FORMAT, "weights": _CreatesAFile(target)}, evil)
+    with pytest.raises(CheckpointError, match="refuses to load code") as err:
+        ckpt.load_checkpoint(evil)
+    message = _one_line(err)
+    assert "pickled objects" in message and "Unsupported global" in message
+    assert "Weights only load failed" not in message
+    assert not target.exists()
+
+
+def test_a_directory_is_named_as_one(tmp_path):
+    with pytest.raises(CheckpointError, match="is a directory"):
+        AlphaZeroAgent.from_checkpoint(tmp_path)
+    with pytest.raises(CheckpointError, match="is a directory"):
+        ckpt.safe_torch_load(tmp_path, "training state")
+
+
+def test_the_cli_prints_one_line_for_an_empty_checkpoint(bad_files, capsys):
+    spec = f"alphazero:checkpoint={str(bad_files['empty'])!r}"
+    assert cli_main(["play", "tictactoe", "--seat", "1", "--opponent", spec]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("boardzoo play: error:") and "is empty" in err and "\n" not in err
+
+
+# ------------------------------------------------------------------------------ PPO files
+@pytest.mark.parametrize("kind, words", [
+    ("empty", "it is empty"),
+    ("junk", "not a torch checkpoint file at all"),
+    ("json", "not a torch checkpoint file at all"),
+])
+def test_bad_ppo_files_are_one_line_checkpoint_errors(bad_files, kind, words):
+    with pytest.raises(CheckpointError, match="not a boardzoo PPO checkpoint") as err:
+        _ppo(bad_files[kind])
+    assert words in _one_line(err)
+    assert isinstance(err.value, InvalidOptionError)  # what PPOAgent raised before
+
+
+def test_a_truncated_ppo_checkpoint_is_a_checkpoint_error(tmp_path):
+    good = _policy_file(tmp_path / "ttt.pt", "tictactoe")
+    assert _ppo(good).config["game"] == "tictactoe"
+    with pytest.raises(CheckpointError, match="truncated") as err:
+        _ppo(_truncated(good))
+    assert "end is missing" in _one_line(err)
+
+
+def test_a_ppo_checkpoint_with_missing_fields_is_malformed(tmp_path):
+    from boardzoo.agents.ppo import FORMAT
+
+    path = tmp_path / "fields.pt"
+    torch.save({"format": FORMAT, "game": "tictactoe"}, path)
+    with pytest.raises(CheckpointError, match="malformed") as err:
+        _ppo(path)
+    _one_line(err)
+
+
+def test_a_directory_as_ppo_checkpoint_is_named_as_one(tmp_path):
+    folder = tmp_path / "policies.pt"
+    folder.mkdir()
+    for given in (tmp_path, folder):
+        with pytest.raises(CheckpointError, match="is a directory"):
+            _ppo(given)
+
+
+def test_a_ppo_policy_of_another_game_is_refused_naming_both_sizes(tmp_path):
+    agent = _ppo(_policy_file(tmp_path / "ttt.pt", "tictactoe"))
+    env = make_env("connect_four")
+    env.reset(seed=0)
+    with pytest.raises(InvalidOptionError, match="another game|trained for") as err:
+        agent.act(env)
+    message = _one_line(err)
+    assert "TicTacToe" in message and "(18,)" in message and "9 actions" in message
+    assert "ConnectFour" in message and "84 values" in message and "7 actions" in message
+    planes = _ppo(_policy_file(tmp_path / "c4.pt", "connect_four", "planes"))
+    ttt = make_env("tictactoe")
+    ttt.reset(seed=0)
+    with pytest.raises(InvalidOptionError, match=r"\(6, 7, 2\) and 7 actions"):
+        planes.act(ttt)
+
+
+def test_an_sb3_model_of_another_game_is_refused(tmp_path):
+    from boardzoo.agents.ppo import load_policy
+
+    policy, _ = load_policy(_policy_file(tmp_path / "ttt.pt", "tictactoe"))
+    env = make_env("connect_four")
+    env.reset(seed=0)
+    with pytest.raises(InvalidOptionError, match=r"takes observations of shape \(18,\)"):
+        SB3Agent(policy).act(env)
+    ttt = make_env("tictactoe")
+    ttt.reset(seed=0)
+    assert ttt.unwrapped.legal_mask()[SB3Agent(policy).act(ttt)]  # its own game still plays
+
+
+def test_the_cli_refuses_a_ppo_policy_of_another_game_in_one_line(tmp_path, capsys):
+    spec = f"ppo:checkpoint={str(_policy_file(tmp_path / 'ttt.pt', 'tictactoe'))!r}"
+    assert cli_main(["play", "connect_four", "--seat", "1", "--opponent", spec]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("boardzoo play: error: PPO checkpoint") and "\n" not in err

@@ -624,9 +624,11 @@ def run_play(args: argparse.Namespace) -> int:
     from boardzoo.agents import make_agent
     from boardzoo.envs import make_env
 
-    env = make_env(args.game, render_mode="ansi", **_game_options(args.game, args.option))
+    options = _game_options(args.game, args.option)
+    env = make_env(args.game, render_mode="ansi", **options)
     opponent = make_agent(args.opponent, seed=args.seed)
-    env.reset(seed=args.seed)
+    _warm_up(args.game, options, [opponent])  # a network of another game says so now, not
+    env.reset(seed=args.seed)                 # after the human's first move
     human = f"player_{args.seat}"
     print(
         f"You are {human} ({env.game.piece_symbols[args.seat + 1]}). "

@@ -50,6 +50,15 @@ def test_play_reads_moves_until_the_game_ends(monkeypatch, capsys):
     assert "legal moves:" in printed and "player_1 plays" in printed
 
 
+def test_play_refuses_a_network_of_another_game_before_the_first_move(monkeypatch, capsys):
+    """The opponent makes one move on its own board first (as the arena's warm-up does), so a
+    checkpoint of another game is refused before the human is asked for a move."""
+    monkeypatch.setattr("builtins.input", lambda prompt="": pytest.fail("asked for a move"))
+    assert main(["play", "connect_four", "--opponent", "alphazero:checkpoint=tictactoe"]) == 2
+    captured = capsys.readouterr()
+    assert "You are" not in captured.out and "tictactoe" in captured.err.lower()
+
+
 def test_bench_prints_ratios(capsys):
     assert main(["bench", "nim", "--repeats", "1"]) == 0
     printed = capsys.readouterr().out

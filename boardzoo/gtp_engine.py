@@ -492,14 +492,23 @@ class GoGtpEngine:
             if limit < 0:
                 raise GtpFailure("syntax error: loadsgf MOVE_NUMBER counts from 1 (the first move)")
         path = args[0]
-        record = _read_sgf(path)
+        try:
+            self._load_record(_read_sgf(path), limit)
+        except _Unloadable as err:
+            shown = path if path.isprintable() else repr(path)
+            raise GtpFailure(f"cannot load file: {shown}: {err}") from None
+        return ""
+
+    def _load_record(self, record: SgfRecord, limit: int | None) -> None:
+        """Set up ``record``'s board, komi and moves (up to ``limit``), or keep the old game
+        and raise :class:`_Unloadable` saying what the file holds that cannot be played."""
         if not 2 <= record.size <= MAX_SIZE:
-            raise GtpFailure(f"cannot load file: {path}: the board is {record.size}x{record.size}; "
-                             f"boardzoo plays 2..{MAX_SIZE}")
+            raise _Unloadable(f"the board is {record.size}x{record.size}; "
+                              f"boardzoo plays 2..{MAX_SIZE}")
         try:
             komi = self._game.komi if record.komi is None else _checked_komi(record.komi)
         except GtpFailure as err:
-            raise GtpFailure(f"cannot load file: {path}: {err}") from None
+            raise _Unloadable(str(err)) from None
         previous = (self._game, self._start, list(self._moves), list(self._states), self.clock)
         self._game = self._make_game(record.size, komi)
         where = ""
@@ -511,8 +520,7 @@ class GoGtpEngine:
                 self._apply("BW".index(colour), action)
         except BoardzooError as err:
             self._game, self._start, self._moves, self._states, self.clock = previous
-            raise GtpFailure(f"cannot load file: {path}: {where}{err}") from None
-        return ""
+            raise _Unloadable(f"{where}{err}") from None
 
     # -------------------------------------------------------------------- scoring
     def ownership(self) -> np.ndarray:
@@ -747,43 +755,46 @@ def _checked_komi(komi: float) -> float:
     return float(komi)
 
 
+class _Unloadable(Exception):
+    """Why ``loadsgf``'s file cannot be loaded; ``_loadsgf`` answers it as ``cannot load
+    file: PATH: <this>``, the one place that prefix is written."""
+
+
 def _read_sgf(path: str) -> SgfRecord:
-    """The SGF file at ``path`` (a regular file of at most MAX_SGF_BYTES), or GtpFailure
-    ``cannot load file: PATH...``. Never blocks: the file type is checked before opening
-    (opening a FIFO for reading would wait for a writer), the file is opened non-blocking
-    and checked again (it may have been swapped meanwhile), and at most MAX_SGF_BYTES + 1
-    bytes are read (a file that grew after the check is still refused, not read forever)."""
+    """The SGF file at ``path`` (a regular file of at most MAX_SGF_BYTES), or _Unloadable.
+    Never blocks: the file type is checked before opening (opening a FIFO for reading would
+    wait for a writer), the file is opened non-blocking and checked again (it may have been
+    swapped meanwhile), and at most MAX_SGF_BYTES + 1 bytes are read (a file that grew after
+    the check is still refused, not read forever)."""
     text = _read_regular_file(path, MAX_SGF_BYTES)
     try:
         return parse_sgf(text.decode("utf-8", errors="replace"), game=1)
     except BoardzooError as err:
-        raise GtpFailure(f"cannot load file: {path}: {err}") from None
+        raise _Unloadable(str(err)) from None
 
 
 def _read_regular_file(path: str, limit: int) -> bytes:
-    """The bytes of the regular file ``path`` if it holds at most ``limit``, or GtpFailure."""
+    """The bytes of the regular file ``path`` if it holds at most ``limit``, or _Unloadable."""
     try:
-        _check_regular(path, os.stat(path).st_mode)
+        _check_regular(os.stat(path).st_mode)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
         fd = os.open(path, flags)
         with os.fdopen(fd, "rb") as file:
-            _check_regular(path, os.fstat(file.fileno()).st_mode)
+            _check_regular(os.fstat(file.fileno()).st_mode)
             data = file.read(limit + 1)
-    except GtpFailure:  # a ValueError too: not to be wrapped again below
-        raise
     except OSError as err:
-        raise GtpFailure(f"cannot load file: {path}: {err.strerror or err}") from None
-    except ValueError as err:  # a path the system cannot take (unencodable characters)
-        raise GtpFailure(f"cannot load file: {path!r}: {err}") from None
+        raise _Unloadable(err.strerror or str(err)) from None
+    except ValueError as err:  # a path the system cannot take (a NUL, unencodable characters)
+        raise _Unloadable(str(err)) from None
     if len(data) > limit:
-        raise GtpFailure(f"cannot load file: {path} is larger than {limit} bytes")
+        raise _Unloadable(f"it is larger than {limit} bytes")
     return data
 
 
-def _check_regular(path: str, mode: int) -> None:
+def _check_regular(mode: int) -> None:
     if not stat.S_ISREG(mode):
         kind = next((name for test, name in _FILE_KINDS if test(mode)), "something else")
-        raise GtpFailure(f"cannot load file: {path} is not a regular file (it is {kind})")
+        raise _Unloadable(f"not a regular file (it is {kind})")
 
 
 _FILE_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (

@@ -155,7 +155,7 @@ def test_loadsgf_refuses_a_named_pipe_without_waiting_for_a_writer(tmp_path):
     os.mkfifo(fifo)
     engine = GoGtpEngine(agent="random", board_size=9, seed=0)
     reply = answer_in_time(engine, f"loadsgf {fifo}", fifo)
-    assert_load_failure(reply, fifo, r" is not a regular file \(it is a named pipe\)")
+    assert_load_failure(reply, fifo, r": not a regular file \(it is a named pipe\)")
     assert engine.handle("name") == "= boardzoo\n\n"
 
 
@@ -171,13 +171,13 @@ def test_loadsgf_does_not_block_on_a_pipe_swapped_in_after_the_file_check(tmp_pa
         regular if str(path) == str(fifo) else path, *args, **kwargs))
     engine = GoGtpEngine(agent="random", board_size=9, seed=0)
     reply = answer_in_time(engine, f"loadsgf {fifo}", fifo)
-    assert_load_failure(reply, fifo, r" is not a regular file \(it is a named pipe\)")
+    assert_load_failure(reply, fifo, r": not a regular file \(it is a named pipe\)")
 
 
 def test_loadsgf_refuses_a_directory_and_names_it(tmp_path):
     engine = GoGtpEngine(agent="random", board_size=9, seed=0)
     assert_load_failure(engine.handle(f"loadsgf {tmp_path}"), tmp_path,
-                        r" is not a regular file \(it is a directory\)")
+                        r": not a regular file \(it is a directory\)")
 
 
 def test_loadsgf_refuses_an_oversized_file_with_the_prefix_once(tmp_path):
@@ -185,7 +185,7 @@ def test_loadsgf_refuses_an_oversized_file_with_the_prefix_once(tmp_path):
     huge.write_text("(;GM[1]SZ[9]C[" + "x" * gtp_engine.MAX_SGF_BYTES + "])")
     engine = GoGtpEngine(agent="random", board_size=9, seed=0)
     reply = answer_in_time(engine, f"loadsgf {huge}")
-    assert reply == f"{LOAD_FAILED}{huge} is larger than {gtp_engine.MAX_SGF_BYTES} bytes\n\n"
+    assert reply == f"{LOAD_FAILED}{huge}: it is larger than {gtp_engine.MAX_SGF_BYTES} bytes\n\n"
     exact = tmp_path / "exact.sgf"  # a file of exactly the limit is read
     head = "(;GM[1]SZ[9];B[ee]C["
     exact.write_text(head + "x" * (gtp_engine.MAX_SGF_BYTES - len(head) - 2) + "])")
@@ -206,7 +206,7 @@ def test_loadsgf_refuses_an_endless_device_and_the_engine_runs_on():
     done = subprocess.run(command, input="loadsgf /dev/zero\nname\nquit\n", text=True,
                           capture_output=True, timeout=120, preexec_fn=cap_memory)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (f"{LOAD_FAILED}/dev/zero is not a regular file (it is a character "
+    assert done.stdout == (f"{LOAD_FAILED}/dev/zero: not a regular file (it is a character "
                            "device)\n\n= boardzoo\n\n=\n\n")
 
 
@@ -380,3 +380,13 @@ def test_full_game_against_gnugo_as_the_controller():
     finally:
         ours.close()
         gnugo.close()
+
+
+def test_loadsgf_names_an_unprintable_path_escaped(tmp_path):
+    """A path with a character the terminal cannot show (a lone surrogate, as undecodable
+    input bytes arrive) is named in its escaped form, so the answer stays one clean line."""
+    engine = GoGtpEngine(agent="random", board_size=9, seed=0)
+    path = f"{tmp_path}/game\udcff.sgf"
+    reply = engine.handle(f"loadsgf {path}")
+    assert reply.startswith(f"{LOAD_FAILED}{path!r}: ") and reply.isascii(), reply
+    reply.encode("utf-8")  # writable to the controller

@@ -38,6 +38,7 @@ from boardzoo.envs import make_env, make_game
 from boardzoo.envs.aec import AGENTS
 from boardzoo.errors import InvalidOptionError
 from boardzoo.executor import Executor, LocalExecutor
+from boardzoo.files import atomic_write_text, save_figure
 from boardzoo.ratings import elo_ratings, score_interval
 from boardzoo.store import ResultsStore
 from boardzoo.timecontrol import GameClock, TimeControl, call_act
@@ -448,7 +449,7 @@ def export_match(
     paths = []
     if "jsonl" in formats:
         paths.append(stem.with_name(stem.name + ".jsonl"))
-        _atomic_write(paths[-1], "".join(json.dumps(asdict(r)) + "\n" for r in result.records))
+        atomic_write_text(paths[-1], "".join(json.dumps(asdict(r)) + "\n" for r in result.records))
     if "csv" in formats:
         paths.append(stem.with_name(stem.name + ".csv"))
         rows = ["index,agent_a_seat,score,plies,seconds"] + [
@@ -456,13 +457,13 @@ def export_match(
             f"{sum(r.seconds):.3f}"
             for r in result.records
         ]
-        _atomic_write(paths[-1], "\n".join(rows) + "\n")
+        atomic_write_text(paths[-1], "\n".join(rows) + "\n")
     if "sgf" in formats:
         for record in result.records:
             if record.final_position.startswith("(;"):  # Go and Gomoku positions are SGF
                 stem.mkdir(exist_ok=True)
                 paths.append(stem / f"game_{record.index:04d}.sgf")
-                _atomic_write(paths[-1], record.final_position + "\n")
+                atomic_write_text(paths[-1], record.final_position + "\n")
     return paths
 
 
@@ -528,12 +529,12 @@ class TournamentResult:
             for r in rows
         ]
         paths = [out / "ratings.csv", out / "ratings.json", out / "ratings.png"]
-        _atomic_write(paths[0], "\n".join(csv_lines) + "\n")
+        atomic_write_text(paths[0], "\n".join(csv_lines) + "\n")
         matches = {
             f"{a} vs {b}": {"wins": m.wins, "draws": m.draws, "losses": m.losses}
             for (a, b), m in self.matches.items()
         }
-        _atomic_write(
+        atomic_write_text(
             paths[1], json.dumps({"game": self.game, "ratings": rows, "matches": matches}, indent=2)
         )
         _plot_ratings(rows, self.game, paths[2])
@@ -585,12 +586,6 @@ def _slug(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in name)
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _plot_ratings(rows: list[dict[str, Any]], game: str, path: Path) -> None:
     import matplotlib
 
@@ -608,10 +603,8 @@ def _plot_ratings(rows: list[dict[str, Any]], game: str, path: Path) -> None:
     ax.set_title(f"{game} tournament")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def tournament(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from boardzoo.errors import BoardzooError
+from boardzoo.errors import BoardzooError, os_reason
 
 DEFAULT_GAME = "connect_four"
 DEFAULT_ARENA_AGENTS = (
@@ -506,7 +506,8 @@ def run_label(args: argparse.Namespace) -> int:
     exclude = position_keys(game, args.exclude)
     count = write_labels(track(labels(exclude), total=args.positions, description="solving"),
                          args.out)
-    print(f"{count} labelled positions in {args.out}; none of the {len(exclude)} positions "
+    noun = "position" if count == 1 else "positions"
+    print(f"{count} labelled {noun} in {args.out}; none of the {len(exclude)} positions "
           "of --exclude among them (symmetric images included)")
     return 0
 
@@ -535,7 +536,7 @@ def _check_output(path: str, option: str, directory: bool = False) -> None:
             pass
     except OSError as err:
         raise InvalidOptionError(f"{option} {path!r} cannot be written "
-                                 f"({err.strerror or type(err).__name__})") from None
+                                 f"({os_reason(err)})") from None
     finally:  # no trace of the check: the work makes its folders when it has output
         for made in missing:
             with contextlib.suppress(OSError):

@@ -13,6 +13,7 @@ __all__ = [
     "InvalidOptionError",
     "StoreError",
     "UnknownGameError",
+    "os_reason",
 ]
 
 
@@ -53,3 +54,9 @@ class CheckpointError(BoardzooError):
 class UnknownGameError(BoardzooError):
     """A game name that boardzoo does not know."""
 
+
+
+def os_reason(err: OSError) -> str:
+    """Why a file could not be read or written, in the system's words ("No such file or
+    directory", "Is a directory"), or the error's type where it gave none."""
+    return err.strerror or type(err).__name__

@@ -20,6 +20,7 @@ from boardzoo.agents.alphazero import checkpoint as ckpt  # noqa: E402
 from boardzoo.cli import main as cli_main  # noqa: E402
 from boardzoo.envs import make_env, make_game  # noqa: E402
 from boardzoo.errors import CheckpointError, InvalidOptionError  # noqa: E402
+from boardzoo.torch_files import safe_torch_load  # noqa: E402
 
 
 class _CreatesAFile:
@@ -92,9 +93,9 @@ def test_an_empty_alphazero_checkpoint_is_refused_as_empty(bad_files):
         with pytest.raises(CheckpointError, match=r"not a boardzoo checkpoint: it is empty"):
             load(bad_files["empty"])
     with pytest.raises(CheckpointError, match="training state .* is empty"):
-        ckpt.safe_torch_load(bad_files["empty"], "training state")  # a run's state.pt
+        safe_torch_load(bad_files["empty"], "training state")  # a run's state.pt
     with pytest.raises(CheckpointError, match="is empty"):
-        ckpt.safe_torch_load(io.BytesIO(b""), "the learner actor's state")
+        safe_torch_load(io.BytesIO(b""), "the learner actor's state")
 
 
 @pytest.mark.parametrize("kind", ["junk", "json"])
@@ -116,7 +117,7 @@ def test_random_bytes_are_no_torch_file(tmp_path, seed):
     path = tmp_path / "noise.pt"
     path.write_bytes(np.random.default_rng(seed).bytes(500))
     with pytest.raises(CheckpointError, match="not a torch checkpoint file at all"):
-        ckpt.safe_torch_load(path)
+        safe_torch_load(path)
 
 
 @pytest.mark.parametrize("legacy", [False, True])
@@ -136,7 +137,7 @@ def test_damaged_torch_files_are_checkpoint_errors_or_load(tmp_path, legacy):
             data = data[: int(rng.integers(16, len(data)))]
         path.write_bytes(bytes(data))
         try:
-            ckpt.safe_torch_load(path)
+            safe_torch_load(path)
         except CheckpointError as err:
             assert "\n" not in str(err), str(err)
 
@@ -157,7 +158,7 @@ def test_a_directory_is_named_as_one(tmp_path):
     with pytest.raises(CheckpointError, match="is a directory"):
         AlphaZeroAgent.from_checkpoint(tmp_path)
     with pytest.raises(CheckpointError, match="is a directory"):
-        ckpt.safe_torch_load(tmp_path, "training state")
+        safe_torch_load(tmp_path, "training state")
 
 
 def test_the_cli_prints_one_line_for_an_empty_checkpoint(bad_files, capsys):

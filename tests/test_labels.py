@@ -146,8 +146,8 @@ def test_the_labeller_refuses_unusable_files_before_it_solves(tmp_path, capsys):
     out = str(tmp_path / "x.jsonl")
     for argv, message in (
             (["--exclude", str(tmp_path / "missing.txt"), "--out", out],
-             "missing.txt' cannot be read (FileNotFoundError)"),
-            (["--exclude", str(tmp_path), "--out", out], "cannot be read (IsADirectoryError)"),
+             "missing.txt' cannot be read (No such file or directory)"),
+            (["--exclude", str(tmp_path), "--out", out], "cannot be read (Is a directory)"),
             (["--exclude", str(bad), "--out", out], "bad.txt, line 2: connect_four position"),
             (["--out", str(tmp_path)], "is a directory; give a file name in it"),
             (["--out", str(a_file / "x.jsonl")], "a_file' is a file, not a directory")):
@@ -190,7 +190,7 @@ def test_malformed_label_files_name_the_line(tmp_path):
     packed.write_bytes(gzip.compress(bad.read_bytes()))  # compressed: read the same way
     with pytest.raises(CheckpointError, match="outside"):
         load_labelled(packed, game)
-    with pytest.raises(CheckpointError, match=r"cannot be read \(IsADirectoryError\)"):
+    with pytest.raises(CheckpointError, match=r"cannot be read \(Is a directory\)"):
         load_labelled(tmp_path, game)
 
 

@@ -52,7 +52,7 @@ def _games(out: Path) -> dict[str, dict]:
 
 
 def _weights(path: Path) -> dict:
-    from boardzoo.agents.alphazero.checkpoint import safe_torch_load
+    from boardzoo.torch_files import safe_torch_load
 
     return safe_torch_load(path)["weights"]
 

@@ -22,6 +22,7 @@ from boardzoo.cli import main as cli_main
 from boardzoo.envs import make_game
 from boardzoo.errors import CheckpointError, InvalidOptionError
 from boardzoo.executor import LocalExecutor, WorkerDiedError
+from boardzoo.torch_files import safe_torch_load
 from boardzoo.training import TrainConfig, run_games, train
 from boardzoo.training.learner import ActorLearner, LearnerInActor
 from boardzoo.training.replay import ReplayBuffer, positions_of
@@ -48,7 +49,7 @@ class _CreatesAFile:
 
 
 def _weights(path: Path) -> dict:
-    return ckpt.safe_torch_load(path)["weights"]
+    return safe_torch_load(path)["weights"]
 
 
 # ------------------------------------------------------------------------------ loaders
@@ -99,7 +100,7 @@ def test_truncated_foreign_and_future_checkpoints_are_refused(tmp_path):
                                                NetworkConfig(1, 8)), step=1)
     with pytest.raises(CheckpointError, match="is for"):
         ckpt.load_checkpoint(c4, make_game("connect_four"))  # another board size
-    payload = ckpt.safe_torch_load(good)
+    payload = safe_torch_load(good)
     torch.save({**payload, "version": 99}, tmp_path / "future.pt")
     with pytest.raises(CheckpointError, match="version 99"):
         ckpt.load_checkpoint(tmp_path / "future.pt")

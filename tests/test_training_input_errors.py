@@ -22,10 +22,10 @@ LINE = '{"position": ".........", "policy": {"4": 1}, "value": 0}'
 
 # ---------------------------------------------------------------------------- config files
 def test_an_unreadable_config_file_names_the_file_and_the_cause(tmp_path):
-    with pytest.raises(CheckpointError, match=r"config file .* cannot be read: Is a directory"):
+    with pytest.raises(CheckpointError, match=r"config file .* cannot be read \(Is a directory\)"):
         TrainConfig.read_options(tmp_path)
     (tmp_path / "afile").write_text("hi")
-    with pytest.raises(CheckpointError, match=r"afile/x.json' cannot be read: Not a directory"):
+    with pytest.raises(CheckpointError, match=r"afile/x.json' cannot be read \(Not a directory\)"):
         TrainConfig.from_file(tmp_path / "afile" / "x.json")
 
 
@@ -54,7 +54,7 @@ def test_a_config_that_is_not_an_object_is_refused(tmp_path):
 
 def test_a_resumed_run_whose_config_json_is_a_directory_is_refused(tmp_path):
     (tmp_path / "config.json").mkdir()
-    with pytest.raises(CheckpointError, match=r"config.json .* cannot be read: Is a directory"):
+    with pytest.raises(CheckpointError, match=r"config.json .* cannot be read \(Is a directory\)"):
         train("tictactoe", out=tmp_path, resume=True, progress=False)
 
 

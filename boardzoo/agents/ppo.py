@@ -25,16 +25,18 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from boardzoo.agents.alphazero.checkpoint import error_reason, safe_torch_load
 from boardzoo.agents.sb3 import SB3Agent
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, CheckpointError, InvalidOptionError
+from boardzoo.files import atomic_write_bytes
+from boardzoo.torch_files import error_reason, safe_torch_load, torch_bytes
 
 __all__ = [
     "BoardCNN",
     "PPOAgent",
     "PPOCheckpointError",
+    "checkpoint_path",
     "load_policy",
     "save_policy",
     "shipped_checkpoints",
@@ -104,11 +106,7 @@ def save_policy(
         "features_dim": int(features_dim),
         "state_dict": {k: v.detach().cpu() for k, v in policy.state_dict().items()},
     }
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(record, tmp)
-    os.replace(tmp, path)
+    atomic_write_bytes(path, torch_bytes(record))
 
 
 def shipped_checkpoints() -> list[str]:
@@ -120,7 +118,7 @@ def shipped_checkpoints() -> list[str]:
     return sorted(n[4:-3] for n in names if n.startswith("ppo_") and n.endswith(".pt"))
 
 
-def _checkpoint_path(checkpoint: str | os.PathLike) -> Path:
+def checkpoint_path(checkpoint: str | os.PathLike) -> Path:
     """The file of a shipped checkpoint's name or of a path (which must be a file)."""
     path = Path(checkpoint)
     if path.is_dir():
@@ -140,7 +138,7 @@ def _checkpoint_path(checkpoint: str | os.PathLike) -> Path:
 
 def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
     """The policy (in eval mode, CPU) and the checkpoint's fields, from a name or path."""
-    path = _checkpoint_path(checkpoint)
+    path = checkpoint_path(checkpoint)
     record = safe_torch_load(path, "file", kind="boardzoo PPO checkpoint",
                              error=PPOCheckpointError)
     if not isinstance(record, dict) or record.get("format") != FORMAT:

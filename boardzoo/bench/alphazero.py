@@ -137,12 +137,9 @@ def bench_subnormal_weights(game: str, repeats: int) -> list[Row]:
         import torch
     except ImportError:
         return []
-    from boardzoo.agents.alphazero.checkpoint import (
-        load_checkpoint,
-        resolve_checkpoint,
-        safe_torch_load,
-    )
+    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
     from boardzoo.envs import make_env
+    from boardzoo.torch_files import safe_torch_load
 
     torch.set_num_threads(1)
     path = resolve_checkpoint("othello_6x6")

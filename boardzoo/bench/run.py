@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -13,6 +12,7 @@ from rich.table import Table
 from boardzoo.bench import alphazero, envs, labels, mcts, rl
 from boardzoo.bench.common import Row
 from boardzoo.errors import UnknownGameError
+from boardzoo.files import atomic_write_text
 
 SUITES = [*envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS,
           *labels.BENCHMARKS]
@@ -70,7 +70,6 @@ def main(game: str | None = None, repeats: int = 3, out: str | None = None) -> i
     rows = collect(game, repeats, console)
     print_table(rows, console)
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        with open(out, "w", encoding="utf-8") as fh:
-            json.dump([{**asdict(r), "ratio": r.ratio} for r in rows], fh, indent=2)
+        atomic_write_text(out, json.dumps([{**asdict(r), "ratio": r.ratio} for r in rows],
+                                          indent=2))
     return 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.errors import CheckpointError, InvalidOptionError, os_reason
 
 __all__ = ["DIRICHLET_ALPHA", "TrainConfig", "json_kind", "read_table"]
 
@@ -164,7 +164,7 @@ def read_table(path: Path, what: str) -> dict[str, Any]:
         raise CheckpointError(f"{what} is not valid: {err}") from None
     except OSError as err:  # a directory, a path under a file, no permission, ...
         raise CheckpointError(
-            f"{what} cannot be read: {err.strerror or type(err).__name__}") from None
+            f"{what} cannot be read ({os_reason(err)})") from None
     if not isinstance(values, dict):
         raise CheckpointError(f"{what} is not a config object but {json_kind(values)}; "
                               'expected a table of options such as {"minutes": 10}')

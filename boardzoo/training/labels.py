@@ -30,7 +30,7 @@ import numpy as np
 
 from boardzoo.envs.core import Game
 from boardzoo.envs.symmetry import symmetries
-from boardzoo.errors import CheckpointError, InvalidPositionError
+from boardzoo.errors import CheckpointError, InvalidPositionError, os_reason
 from boardzoo.training.config import json_kind
 
 __all__ = [
@@ -93,7 +93,7 @@ def _label_lines(path: str | Path) -> list[str]:
         ) from None
     except OSError as err:
         raise CheckpointError(
-            f"labelled positions {str(path)!r} cannot be read ({type(err).__name__})") from None
+            f"labelled positions {str(path)!r} cannot be read ({os_reason(err)})") from None
 
 
 def _position(game: Game, entry: Any) -> tuple:
@@ -188,9 +188,13 @@ def position_keys(game: Game, paths: Iterable[str | Path]) -> set[bytes]:
     for path in paths:
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as err:
+        except OSError as err:
             raise InvalidPositionError(
-                f"test-set file {str(path)!r} cannot be read ({type(err).__name__})") from None
+                f"test-set file {str(path)!r} cannot be read ({os_reason(err)})") from None
+        except UnicodeDecodeError:
+            raise InvalidPositionError(
+                f"test-set file {str(path)!r} is not UTF-8 text (a position file is one "
+                "position a line)") from None
         for number, line in enumerate(lines, 1):
             if line.strip() and not line.startswith("#"):
                 text = line.split(";")[0] if ";" in line else line.split()[0]
@@ -318,7 +322,7 @@ def agent_player(game: Game, agent: Any) -> Callable[[np.ndarray], int]:
 def write_labels(labels: Iterable[dict], path: str | Path) -> int:
     """Write labels as JSON Lines (atomically; gzip-compressed if ``path`` ends in .gz);
     returns how many."""
-    from boardzoo.agents.alphazero.checkpoint import atomic_write_bytes
+    from boardzoo.files import atomic_write_bytes
 
     rows = [json.dumps(label, sort_keys=True) for label in labels]
     data = ("\n".join(rows) + "\n").encode()

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardzoo.agents.alphazero.checkpoint import safe_torch_load, torch_bytes
 from boardzoo.agents.alphazero.network import (
     AlphaZeroNet,
     NetworkConfig,
@@ -23,6 +22,7 @@ from boardzoo.agents.alphazero.network import (
 )
 from boardzoo.envs import make_game
 from boardzoo.executor import WorkerDiedError
+from boardzoo.torch_files import safe_torch_load, torch_bytes
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.replay import ReplayBuffer
 

@@ -35,19 +35,18 @@ import numpy as np
 import torch
 
 from boardzoo.agents.alphazero.checkpoint import (
-    atomic_write_bytes,
     load_checkpoint,
     resolve_checkpoint,
-    safe_torch_load,
     save_checkpoint,
-    torch_bytes,
 )
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, pick_device
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import CheckpointError, InvalidOptionError
 from boardzoo.executor import Executor, WorkerPool, make_executor
+from boardzoo.files import atomic_write_bytes, atomic_write_text, save_figure
 from boardzoo.store import ResultsStore
+from boardzoo.torch_files import safe_torch_load, torch_bytes
 from boardzoo.training.config import TrainConfig, read_table
 from boardzoo.training.learner import ActorLearner, Learner, LearnerInActor
 from boardzoo.training.replay import ReplayBuffer
@@ -135,8 +134,8 @@ def _train(game: str, rules: Game, net: AlphaZeroNet, labelled: list, config: Tr
     net = net.to(pick_device(config.device))
     with contextlib.closing(_learner(game, net, config, executor)) as learner:
         if changed:
-            atomic_write_bytes(out / "config.json",
-                               json.dumps({"game": game, **config.to_dict()}, indent=2).encode())
+            atomic_write_text(out / "config.json",
+                              json.dumps({"game": game, **config.to_dict()}, indent=2))
         return _train_with(rules, config, out, resume, sink, pool, progress, on_iteration,
                            learner, labelled)
 
@@ -528,7 +527,7 @@ def _write_log(path: Path, rows: list[dict[str, Any]]) -> None:
     writer = csv.DictWriter(buffer, columns)
     writer.writeheader()
     writer.writerows(rows)
-    atomic_write_bytes(path, buffer.getvalue().encode())
+    atomic_write_text(path, buffer.getvalue())
 
 
 def _tensorboard(out: Path):
@@ -568,7 +567,7 @@ def _plot_curve(log: list[dict[str, Any]], game: str, path: Path) -> None:
     if right.lines:
         right.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
 
 

@@ -77,13 +77,14 @@ def checkpoints() -> tuple[dict[str, Any], ...]:
     """The shipped checkpoints: ``{"agent", "name", "game", "options"}`` each (options as
     text); empty when torch (the ``torch`` extra) is not installed."""
     try:
-        from boardzoo.agents.alphazero.checkpoint import safe_torch_load, shipped_checkpoints
-        from boardzoo.agents.ppo import _checkpoint_path
+        from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
+        from boardzoo.agents.ppo import checkpoint_path
         from boardzoo.agents.ppo import shipped_checkpoints as shipped_policies
+        from boardzoo.torch_files import safe_torch_load
     except ImportError:
         return ()
     found = [("alphazero", name, path) for name, path in sorted(shipped_checkpoints().items())]
-    found += [("ppo", name, _checkpoint_path(name)) for name in shipped_policies()]
+    found += [("ppo", name, checkpoint_path(name)) for name in shipped_policies()]
     listed = []
     for agent, name, path in found:
         header = safe_torch_load(path, f"{agent} checkpoint")

@@ -7,24 +7,21 @@ A checkpoint is one ``torch.save`` file holding only tensors and plain values (r
      "game_options": "<json>", "network": "<json NetworkConfig>", "step": int,
      "meta": "<json: anything else, e.g. training figures>", "weights": {name: tensor}}
 
-Writes are atomic (a temporary file in the same folder, fsync, rename, fsync of the folder),
-so a crash never leaves a half-written file in place of a good one. Every refusal is a
-:class:`~boardzoo.errors.CheckpointError`. Shipped checkpoints live in
-``boardzoo/checkpoints/<name>.pt`` and are found by name.
+Writes are atomic (:func:`boardzoo.files.atomic_write_bytes`: a temporary file in the same
+folder, fsync, rename, fsync of the folder), so a crash never leaves a half-written file in
+place of a good one; loading goes through :func:`boardzoo.torch_files.safe_torch_load`, which
+runs no code. Every refusal is a :class:`~boardzoo.errors.CheckpointError`. Shipped
+checkpoints live in ``boardzoo/checkpoints/<name>.pt`` and are found by name.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import pickle
-import tempfile
-import warnings
-import zipfile
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 
@@ -32,15 +29,14 @@ from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, zero_
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, CheckpointError
+from boardzoo.files import atomic_write_bytes
+from boardzoo.torch_files import safe_torch_load, torch_bytes
 
 __all__ = [
     "FORMAT",
     "VERSION",
     "Checkpoint",
-    "atomic_write_bytes",
-    "error_reason",
     "load_checkpoint",
-    "safe_torch_load",
     "save_checkpoint",
     "shipped_checkpoints",
     "resolve_checkpoint",
@@ -59,129 +55,6 @@ class Checkpoint(NamedTuple):
     net: AlphaZeroNet
     step: int
     meta: dict[str, Any]
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def torch_bytes(obj: Any) -> bytes:
-    """``obj`` (tensors and plain values only) as ``torch.save`` bytes."""
-    import io
-
-    buffer = io.BytesIO()
-    torch.save(obj, buffer)
-    return buffer.getvalue()
-
-
-#: the pickled magic number that begins torch's legacy (pre-zip) files, after the protocol
-#: header (and a frame header for pickle protocol 4+)
-_LEGACY_MAGIC = pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)[2:-1]
-_ZIP_MAGIC = b"PK\x03\x04"
-
-
-def safe_torch_load(path: str | os.PathLike | IO[bytes], what: str = "checkpoint", *,
-                    kind: str = "boardzoo checkpoint",
-                    error: type[CheckpointError] = CheckpointError) -> Any:
-    """``torch.load`` that executes no code: a missing file, a directory, an empty file, one
-    that is no torch file at all, a truncated or corrupt one and one holding pickled objects
-    each become a one-line ``error`` (a :class:`CheckpointError`) naming the file as
-    ``what`` and saying it is not a ``kind``, and why. ``path`` may also be an open binary
-    file, e.g. ``io.BytesIO`` of :func:`torch_bytes`."""
-    name = f"{what} {str(path)!r}"
-    try:
-        problem = _torch_file_problem(path)
-    except FileNotFoundError:
-        raise error(f"{name} does not exist") from None
-    except IsADirectoryError:
-        raise error(f"{name} is a directory, not a file") from None
-    except OSError as err:
-        raise error(f"{name} cannot be read ({err.strerror or err})") from None
-    if problem is None:
-        try:
-            with warnings.catch_warnings():  # a corrupt pickle's protocol number
-                warnings.filterwarnings("ignore", message="Detected pickle protocol")
-                return torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as err:  # its unpickler runs no code, but a corrupt pickle makes it
-            problem = _load_failure(err)  # raise any type: every failure is the file's
-    raise error(f"{name} is not a {kind}: it {problem}")
-
-
-def _torch_file_problem(source: str | os.PathLike | IO[bytes]) -> str | None:
-    """Why ``source`` cannot be a torch file, judged from its bytes before torch reads it
-    (empty, a truncated zip archive, neither torch's zip nor its legacy format), as a
-    predicate for a sentence about the file; None if it may be one."""
-    head = _head(source)
-    if not head:
-        return "is empty (0 bytes)"
-    if head.startswith(_ZIP_MAGIC):
-        return _zip_problem(source)
-    if _LEGACY_MAGIC in head:
-        return None
-    return ("is not a torch checkpoint file at all (not a zip/torch archive: text, JSON, "
-            "another format, or corrupt)")
-
-
-def _zip_problem(source: str | os.PathLike | IO[bytes]) -> str | None:
-    """Why a file that starts as a zip archive is no complete one (its end, which holds the
-    archive's directory, is missing or damaged); None if it is one."""
-    try:
-        complete = zipfile.is_zipfile(source)
-    except zipfile.BadZipFile as err:
-        return f"is a damaged zip/torch archive ({err})"
-    finally:
-        if not isinstance(source, (str, os.PathLike)):
-            source.seek(0)
-    return None if complete else (
-        "is truncated (it starts as a zip/torch archive, but its end is missing)"
-    )
-
-
-def _load_failure(err: Exception) -> str:
-    """Why ``torch.load`` failed on a file that looked like a torch file, as a predicate:
-    pickled objects (refused: loading them would run code), else corrupt inside."""
-    reason = error_reason(err)
-    if isinstance(err, pickle.UnpicklingError) and not reason.startswith("Unsupported operand"):
-        return ("is a torch file holding pickled objects beyond tensors and plain values, "
-                f"which loading would run as code: boardzoo refuses to load code ({reason})")
-    return f"looks like a torch file but is corrupt inside ({type(err).__name__}: {reason})"
-
-
-def _head(source: str | os.PathLike | IO[bytes], size: int = 64) -> bytes:
-    """The first ``size`` bytes of a file, or of a seekable binary stream (rewound after)."""
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
-            return fh.read(size)
-    source.seek(0)
-    head = source.read(size)
-    source.seek(0)
-    return head
-
-
-def error_reason(err: Exception) -> str:
-    """The informative first line of a torch load error (the WeightsUnpickler's own words
-    when torch wraps them in advice), at most 200 characters; the error's type if empty."""
-    text = str(err)
-    _, found, inner = text.partition("WeightsUnpickler error:")
-    lines = [line.strip() for line in (inner if found else text).splitlines() if line.strip()]
-    return lines[0].split(". ")[0].rstrip(".")[:200] if lines else type(err).__name__
 
 
 def save_checkpoint(path: str | os.PathLike, game: Game, net: AlphaZeroNet, step: int,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _new_temporary(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -37,6 +37,18 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _new_temporary(path: Path) -> tuple[int, Path]:
+    """A new file beside ``path``, open for writing, with the permissions any new file gets
+    here (0o666 less the umask; ``tempfile.mkstemp`` would make every result owner-only)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:

@@ -266,17 +266,21 @@ def _tictactoe_labels(game, folder):
     return labels
 
 
-SHIPPED_LABELS = Path(__file__).parents[1] / "docs" / "model-cards" / "connect_four-labels.jsonl.gz"
+MODEL_CARDS = Path(__file__).parents[1] / "docs" / "model-cards"
 
 
-def test_the_shipped_networks_labels_hold_no_test_position_and_agree_with_the_solver():
-    """The labels the shipped Connect Four network was trained on (its model card): no
-    position of Pons' six sets or the 200 public ones, mirror images and transpositions
-    included; and a sample of their late positions re-solved gives the same labels."""
+@pytest.mark.parametrize("name", ["connect_four-labels.jsonl.gz",
+                                  "connect_four-late-labels.jsonl.gz"])
+def test_the_shipped_networks_labels_hold_no_test_position_and_agree_with_the_solver(name):
+    """The labels the shipped Connect Four network was trained on (its model card: the warm
+    start's and stage 4's): no position of Pons' six sets or the 200 public ones, mirror
+    images and transpositions included; and a sample of their late positions re-solved
+    gives the same labels."""
     game = make_game("connect_four")
-    rows = [json.loads(line) for line in gzip.decompress(SHIPPED_LABELS.read_bytes()).splitlines()]
+    path = MODEL_CARDS / name
+    rows = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
     keys = {canonical_key(game, game.parse_position(r["position"])) for r in rows}
-    assert len(rows) == len(load_labelled(SHIPPED_LABELS, game)) > 20_000
+    assert len(rows) == len(load_labelled(path, game)) > 20_000
     assert not keys & position_keys(game, TEST_SETS)
     late = [r for r in rows if len(r["position"]) >= 18]
     for row in np.random.default_rng(0).choice(late, size=40, replace=False):

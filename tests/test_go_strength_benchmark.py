@@ -35,8 +35,8 @@ needs_gnugo = pytest.mark.skipif(find_gnugo() is None,
 
 
 def resolved(agent: MCTSAgent, option: str):
-    """The setting the agent plays Go with ("auto" resolved by the game's defaults)."""
-    settings = agent.settings_for("go")
+    """The setting the agent plays 9x9 Go with ("auto" resolved by the game's defaults)."""
+    settings = agent.settings_for("go", 9 * 9 + 1)
     if option in settings._fields:
         return getattr(settings, option)
     return getattr(settings.cfg, option, getattr(agent, option, None))
@@ -67,7 +67,7 @@ def test_patterns_compare_the_default_against_playouts_without_them():
 def test_tune_differs_from_the_default_in_the_options_tried_only():
     tried, default = tuned_agents("prior_visits=50,rave_k=300", 0.25, seed=3)
     assert resolved(tried, "prior_visits") == 50.0 and resolved(default, "prior_visits") == 20.0
-    assert resolved(tried, "rave_k") == 300.0 and resolved(default, "rave_k") == 1000.0
+    assert resolved(tried, "rave_k") == 300.0 and resolved(default, "rave_k") == 200.0
     assert resolved(tried, "c") == resolved(default, "c") == 0.1
     with pytest.raises(SystemExit, match="tune needs the options"):
         tuned_agents("", 0.25, seed=3)

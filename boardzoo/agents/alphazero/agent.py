@@ -115,7 +115,7 @@ class AlphaZeroAgent(MCTSAgent):
         if not simulations:
             raise InvalidOptionError("root_visits needs a simulation budget")
         model = EnvModel(BoardGameEnv(self.game))
-        jobs = [SearchJob(Tree(1 << 10), self.settings_for(self.game.name).cfg, model, s, 1)
+        jobs = [SearchJob(Tree(1 << 10), self._settings_on(model).cfg, model, s, 1)
                 for s in states]
         self.batcher.run(jobs, self.rng)  # expand every root first, as search() does
         for job in jobs:

@@ -85,6 +85,7 @@ FALLBACK = {"selection": "uct", "rollout": "random", "evaluator": None, "implici
             "rave": False}
 EXACT_SOLVER_SHARE = 0.5  # of time_limit, for the game's exact solver at the root
 DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
+DEFAULT_RAVE_K = 1000.0  # RAVE's weight halves at N = k / 3 visits where a game says nothing
 GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
 DEFAULT_SIMULATIONS = 1000
 #: most simulations one call of :meth:`MCTSAgent.ponder` runs (bounds the tree's memory)
@@ -158,6 +159,8 @@ class MCTSAgent(SearchingAgent):
             ``sqrt(rave_k / (3 N + rave_k))``; "auto": as the game's ``search_defaults``
             say where they apply (the four above left "auto"; Go: on, with c = 0.1), else
             off. ``c`` left None likewise takes the game's recommended value there.
+        rave_k: RAVE's equivalence parameter above; "auto": the game's recommendation for
+            the board's size where ``c`` would take it (Go up to 9x9: 200), else 1000.
         prior_visits: under RAVE, the virtual AMAF visits each new child starts with, at
             the heuristic value the game's move priors give it (Gelly & Silver 2007's prior
             knowledge; Go's: captures, saving moves, 3x3 patterns...); 0: none; "auto": the
@@ -217,7 +220,7 @@ class MCTSAgent(SearchingAgent):
         exact_solver: bool = True,
         implicit_minimax: float | str = AUTO,
         unvisited_q: float | str = "parent",
-        rave_k: float = 1000.0,
+        rave_k: float | str = AUTO,
         prior_visits: float | str = AUTO,
         pw_c: float = 2.0,
         pw_alpha: float = 0.5,
@@ -247,6 +250,8 @@ class MCTSAgent(SearchingAgent):
             raise InvalidOptionError(
                 f"implicit_minimax={implicit_minimax!r}; give 'auto' or alpha in [0, 1]"
             )
+        if rave_k != AUTO and not (isinstance(rave_k, (int, float)) and 0 < rave_k < math.inf):
+            raise InvalidOptionError(f"rave_k={rave_k!r}; give 'auto' or a positive number")
         if prior_visits != AUTO and not (
             isinstance(prior_visits, (int, float)) and 0 <= prior_visits < math.inf
         ):
@@ -287,8 +292,9 @@ class MCTSAgent(SearchingAgent):
             LeafBatcher(evaluator, cache_size) if isinstance(evaluator, Evaluator) else None
         )
         self.prior_visits = prior_visits
-        self._tuning = (rave_k, pw_c, pw_alpha, gumbel_c_visit)
-        self._settings: dict[str | None, Settings] = {}
+        self.rave_k = rave_k
+        self._tuning = (pw_c, pw_alpha, gumbel_c_visit)
+        self._settings: dict[tuple[str | None, int | None], Settings] = {}
         self.settings = self.settings_for(None)
         self.max_nodes = max_nodes
         self.tree = Tree(max_nodes=max_nodes)
@@ -336,7 +342,7 @@ class MCTSAgent(SearchingAgent):
         root = model.root()
         if model.is_terminal(root):
             raise GameOverError("MCTSAgent cannot ponder a finished game")
-        self.settings = self.settings_for(model.game.name if model.game else None)
+        self.settings = self._settings_on(model)
         runner = self._runner(model, root)
         self._prepare_tree(model, root)
         start = time.perf_counter()
@@ -356,7 +362,7 @@ class MCTSAgent(SearchingAgent):
         """Compile what searching ``env``'s game needs, so that no clock pays for it (the
         arena calls this before a timed game)."""
         model = EnvModel(env)
-        self.settings = self.settings_for(model.game.name if model.game else None)
+        self.settings = self._settings_on(model)
         root = model.root()
         self._runner(model, root)
         if self.exact_solver and isinstance(model, GameModel):
@@ -382,7 +388,7 @@ class MCTSAgent(SearchingAgent):
         root = model.root()
         if model.is_terminal(root):
             raise GameOverError("MCTSAgent cannot search a finished game")
-        self.settings = self.settings_for(model.game.name if model.game else None)
+        self.settings = self._settings_on(model)
         game = model.game if isinstance(model, GameModel) else None
         horizon = (solver_horizon(game.knowledge, root)
                    if self.exact_solver and game is not None else None)
@@ -430,20 +436,23 @@ class MCTSAgent(SearchingAgent):
         return self._finish(model, root, result)
 
     # ----------------------------------------------------------------------- internals
-    def settings_for(self, game_name: str | None) -> Settings:
-        """The settings used on ``game_name`` (None: a non-boardzoo env). When none of
+    def settings_for(self, game_name: str | None, num_actions: int | None = None) -> Settings:
+        """The settings used on ``game_name`` (None: a non-boardzoo env) with ``num_actions``
+        actions (its board size, for recommendations that depend on it). When none of
         ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` is given, they take
         the game's ``knowledge.search_defaults`` as one bundle, with its ``rave`` where left
-        "auto" and its ``c`` and ``prior_visits`` where left unset (if RAVE is as it
-        recommends); once any of the four is given, the others that are left "auto" take
+        "auto" and its ``c``, ``prior_visits`` and ``rave_k`` where left unset (if RAVE is as
+        it recommends); once any of the four is given, the others that are left "auto" take
         the plain choice (UCT, the game's own playout, no evaluator, no implicit minimax, no
-        RAVE, the selection's usual c, no prior visits)."""
-        if game_name not in self._settings:
+        RAVE, the selection's usual c, no prior visits, rave_k 1000)."""
+        cache_key = (game_name, num_actions)
+        if cache_key not in self._settings:
             recommended = FALLBACK
             if all(value == AUTO for value in self.requested.values()) and game_name:
                 knowledge = getattr(GAMES.get(game_name), "knowledge", None)
                 if knowledge is not None:
-                    recommended = {**FALLBACK, **knowledge.search_defaults.recommended()}
+                    recommended = {**FALLBACK,
+                                   **knowledge.search_defaults.recommended(num_actions)}
             chosen = {key: recommended[key] if value == AUTO else value
                       for key, value in self.requested.items()}
             if isinstance(chosen["evaluator"], Evaluator) and self.requested["selection"] == AUTO:
@@ -455,11 +464,17 @@ class MCTSAgent(SearchingAgent):
                       tuned_c if tuned_c is not None else DEFAULT_C[chosen["selection"]])
             prior_visits = float((tuned.get("prior_visits") or 0.0) if self.prior_visits == AUTO
                                  else self.prior_visits)
+            rave_k = float((tuned.get("rave_k") or DEFAULT_RAVE_K) if self.rave_k == AUTO
+                           else self.rave_k)
             cfg = self._config(chosen["selection"], c, chosen["implicit_minimax"], rave,
-                               prior_visits)
-            self._settings[game_name] = Settings(chosen["selection"], chosen["rollout"],
+                               prior_visits, rave_k)
+            self._settings[cache_key] = Settings(chosen["selection"], chosen["rollout"],
                                                  chosen["evaluator"], c, rave, cfg)
-        return self._settings[game_name]
+        return self._settings[cache_key]
+
+    def _settings_on(self, model: EnvModel) -> Settings:
+        """The settings on ``model``'s game and board size."""
+        return self.settings_for(model.game.name if model.game else None, model.num_actions)
 
     def _simulation_budget(self, clock: ClockView | None) -> int:
         """Simulations this search may run: ``simulations``, unless it is only the default
@@ -558,8 +573,8 @@ class MCTSAgent(SearchingAgent):
         )
 
     def _config(self, selection: str, c: float, implicit_minimax: float, rave: bool,
-                prior_visits: float) -> SearchConfig:
-        rave_k, pw_c, pw_alpha, c_visit = self._tuning
+                prior_visits: float, rave_k: float) -> SearchConfig:
+        pw_c, pw_alpha, c_visit = self._tuning
         constant = self.unvisited_q != "parent"
         return SearchConfig(
             kind=SELECTIONS[selection],

@@ -85,7 +85,8 @@ FALLBACK = {"selection": "uct", "rollout": "random", "evaluator": None, "implici
             "rave": False}
 EXACT_SOLVER_SHARE = 0.5  # of time_limit, for the game's exact solver at the root
 DEFAULT_C = {"uct": 1.0, "puct": 1.5, "gumbel": 1.5}
-DEFAULT_RAVE_K = 1000.0  # RAVE's weight halves at N = k / 3 visits where a game says nothing
+#: RAVE's equivalence parameter where a game recommends none: the search rules' own default
+DEFAULT_RAVE_K: float = SearchConfig._field_defaults["rave_k"]
 GUMBEL_C_SCALE = 1.0  # Danihelka et al.'s c_scale
 DEFAULT_SIMULATIONS = 1000
 #: most simulations one call of :meth:`MCTSAgent.ponder` runs (bounds the tree's memory)

@@ -44,7 +44,7 @@ from typing import IO, Any
 import numpy as np
 
 from boardzoo import __version__
-from boardzoo.agents import make_agent, parse_agent_spec
+from boardzoo.agents import check_agent_plays, make_agent, parse_agent_spec
 from boardzoo.agents.mcts.parallel import available_cores
 from boardzoo.envs.aec import AGENTS, BoardGameEnv
 from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY
@@ -227,7 +227,11 @@ class GoGtpEngine:
         return self._states[-1].copy()
 
     def _make_game(self, size: int, komi: float) -> Go:
-        return Go(board_size=size, komi=komi, ko=self.ko, suicide=self.suicide)
+        """The engine's rules on a ``size`` board with ``komi``; InvalidOptionError (the
+        old game kept) where the agent cannot play them (a network trained for others)."""
+        game = Go(board_size=size, komi=komi, ko=self.ko, suicide=self.suicide)
+        check_agent_plays(self.agent, game)
+        return game
 
     def _clear(self, start: SgfRecord | None = None) -> None:
         """An empty board (or the setup of ``start``) with no moves played."""
@@ -507,10 +511,11 @@ class GoGtpEngine:
                               f"boardzoo plays 2..{MAX_SIZE}")
         try:
             komi = self._game.komi if record.komi is None else _checked_komi(record.komi)
-        except GtpFailure as err:
+            game = self._make_game(record.size, komi)
+        except BoardzooError as err:
             raise _Unloadable(str(err)) from None
         previous = (self._game, self._start, list(self._moves), list(self._states), self.clock)
-        self._game = self._make_game(record.size, komi)
+        self._game = game
         where = ""
         try:
             self._new_game(record._replace(komi=None, moves=()))

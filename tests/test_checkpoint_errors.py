@@ -241,3 +241,33 @@ def test_the_cli_refuses_a_ppo_policy_of_another_game_in_one_line(tmp_path, caps
     assert cli_main(["play", "connect_four", "--seat", "1", "--opponent", spec]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("boardzoo play: error: PPO checkpoint") and "\n" not in err
+
+
+def test_gtp_refuses_a_network_of_other_rules_at_start_and_keeps_its_game(tmp_path, capsys):
+    """`boardzoo gtp` with a network it cannot play says so before the first genmove; a
+    boardsize or komi its network was not trained for is answered `?` and the game kept."""
+    from boardzoo.envs.go import Go
+    from boardzoo.gtp_engine import GoGtpEngine
+
+    go5 = Go(board_size=5, komi=7.5)
+    path = tmp_path / "go5.pt"
+    ckpt.save_checkpoint(path, go5, AlphaZeroNet.for_game(go5, NetworkConfig(1, 8)), step=1)
+    spec = f"alphazero:checkpoint={str(path)!r},simulations=8"
+    engine = GoGtpEngine(agent=spec, board_size=5)
+    assert engine.handle("play b C3") == "=\n\n"
+    for command, other in (("boardsize 7", "board_size=7"), ("komi 6.5", "komi=6.5")):
+        reply = engine.handle(command)
+        assert reply.startswith("? this AlphaZero network plays Go(board_size=5, komi=7.5")
+        assert other in reply
+    nine = tmp_path / "nine.sgf"
+    nine.write_text("(;GM[1]FF[4]SZ[9]KM[7.5];B[ee])")
+    assert engine.handle(f"loadsgf {nine}").startswith(
+        f"? cannot load file: {nine}: this AlphaZero network plays Go(board_size=5")
+    assert engine.size == 5 and engine.handle("komi 7.5") == "=\n\n"  # its own komi is fine
+    assert engine.handle("genmove w").startswith("= ")
+    with pytest.raises(InvalidOptionError, match=r"plays Go\(board_size=5.*not Go\(board_size=9"):
+        GoGtpEngine(agent=spec, board_size=9)
+    with pytest.raises(InvalidOptionError, match="no shipped AlphaZero network for Go"):
+        GoGtpEngine(agent="alphazero", board_size=9)
+    assert cli_main(["gtp", "--size", "9", "--agent", "alphazero:checkpoint=connect_four"]) == 2
+    assert "plays ConnectFour(rows=6, columns=7), not Go(board_size=9" in capsys.readouterr().err

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from boardzoo.agents.alphabeta import AlphaBetaAgent
-from boardzoo.agents.base import Agent, PolicyAgent
+from boardzoo.agents.base import Agent, PolicyAgent, check_agent_plays
 from boardzoo.agents.mcts import MCTSAgent
 from boardzoo.agents.random import RandomAgent
 from boardzoo.agents.sb3 import SB3Agent
@@ -29,6 +29,7 @@ __all__ = [
     "PolicyAgent",
     "RandomAgent",
     "SB3Agent",
+    "check_agent_plays",
     "make_agent",
     "parse_agent_spec",
 ]

@@ -8,9 +8,10 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from boardzoo.analysis import Analysis, ProgressFn
+from boardzoo.envs.core import Game
 from boardzoo.timecontrol import ClockView
 
-__all__ = ["Agent", "PolicyAgent", "SearchingAgent"]
+__all__ = ["Agent", "PolicyAgent", "SearchingAgent", "check_agent_plays"]
 
 
 @runtime_checkable
@@ -56,3 +57,12 @@ class SearchingAgent:
         self.search(env, clock=clock, on_progress=on_progress, stop=stop)
         assert self.last_analysis is not None
         return self.last_analysis
+
+
+def check_agent_plays(agent: Any, game: Game) -> None:
+    """Raise InvalidOptionError, before any move, where ``agent`` cannot play ``game``: an
+    agent that plays only some games (a network trained for other rules, no shipped network
+    for this one) says so in its ``check_plays(game)``; the others play every game."""
+    check = getattr(agent, "check_plays", None)
+    if check is not None:
+        check(game)

@@ -183,9 +183,9 @@ class PPOAgent(SB3Agent):
     def trained_for(self) -> str:
         return f"PPO checkpoint {self.checkpoint!r} (trained for {self.game!r})"
 
-    def _fits(self, raw: Any, planes: np.ndarray, mask: np.ndarray) -> bool:
+    def _fits(self, game: Game) -> bool:
         """Only the game and options it was trained for, as AlphaZero agents require."""
-        return raw.game.key == self.game.key and super()._fits(raw, planes, mask)
+        return game.key == self.game.key and super()._fits(game)
 
     def __repr__(self) -> str:
         return f"PPOAgent({self.checkpoint!r})"

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.wrappers.model import boardzoo_env
 
@@ -36,7 +37,7 @@ class SB3Agent:
         observation = raw.observe(raw.agent_selection)
         mask = observation["action_mask"].astype(bool)
         planes = observation["observation"]
-        self._check_fits(raw, planes, mask)
+        self.check_plays(raw.game)
         space = getattr(self.model, "observation_space", None)
         if space is not None:
             planes = planes.reshape(space.shape)
@@ -48,24 +49,26 @@ class SB3Agent:
         self.illegal_choices += 1
         return self._best_legal(planes, mask)
 
-    def _check_fits(self, raw: Any, planes: np.ndarray, mask: np.ndarray) -> None:
-        """Refuse an env the model was not trained for (its observations or actions are not
+    def check_plays(self, game: Game) -> None:
+        """Refuse a game the model was not trained for (its observations or actions are not
         the model's sizes: another game or board size) with an InvalidOptionError naming
-        the model's sizes and the env's."""
-        if self._fits(raw, planes, mask):
+        the model's sizes and the game's."""
+        if self._fits(game):
             return
         shape, actions = self._model_sizes()
+        planes = game.planes_shape
         raise InvalidOptionError(
             f"{self.trained_for()} takes observations of shape {shape} and {actions} actions; "
-            f"the env, {raw.game!r}, has {planes.shape} ({planes.size} values) and "
-            f"{mask.size} actions: use it on the game and options it was trained for"
+            f"{game!r} has {planes} ({int(np.prod(planes))} values) and {game.num_actions} "
+            "actions: use it on the game and options it was trained for"
         )
 
-    def _fits(self, raw: Any, planes: np.ndarray, mask: np.ndarray) -> bool:
-        """Whether the model takes ``planes`` (as they are, or flat) and ``mask``'s actions."""
+    def _fits(self, game: Game) -> bool:
+        """Whether the model takes ``game``'s planes (as they are, or flat) and actions."""
         shape, actions = self._model_sizes()
-        fits_planes = shape is None or shape in (planes.shape, (planes.size,))
-        return fits_planes and (actions is None or actions == mask.size)
+        planes = tuple(game.planes_shape)
+        fits_planes = shape is None or shape in (planes, (int(np.prod(planes)),))
+        return fits_planes and (actions is None or actions == game.num_actions)
 
     def _model_sizes(self) -> tuple[tuple[int, ...] | None, int | None]:
         """The model's observation shape and number of actions (None: it does not say)."""

@@ -100,11 +100,14 @@ class AlphaZeroAgent(MCTSAgent):
         """Search ``env``'s position (it must be the network's game with its options);
         ``clock``, ``on_progress``, ``stop`` as for :meth:`MCTSAgent.search`."""
         raw = boardzoo_env(env)
-        if raw is not None and raw.game.key != self.game.key:
-            raise InvalidOptionError(
-                f"this AlphaZero network plays {self.game!r}; the env is {raw.game!r}"
-            )
+        if raw is not None:
+            self.check_plays(raw.game)
         return super().search(env, clock=clock, on_progress=on_progress, stop=stop)
+
+    def check_plays(self, game: Game) -> None:
+        """Refuse (InvalidOptionError) any game but the network's, options included."""
+        if game.key != self.game.key:
+            raise InvalidOptionError(f"this AlphaZero network plays {self.game!r}, not {game!r}")
 
     def root_visits(self, states: list[np.ndarray], simulations: int | None = None) -> np.ndarray:
         """Fresh searches of many positions of the network's game at once, one tree each and
@@ -164,19 +167,28 @@ class ShippedAlphaZero:
         if raw is None:
             raise InvalidOptionError("the shipped AlphaZero networks play boardzoo envs only")
         if raw.game.key not in self._agents:
-            from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
-
-            name = checkpoint_name(raw.game)
-            shipped = shipped_checkpoints()
-            if name not in shipped:
-                raise InvalidOptionError(
-                    f"no shipped AlphaZero network for {raw.game!r} (it would be named "
-                    f"{name!r}); shipped: {', '.join(sorted(shipped)) or 'none'}; or give "
-                    "checkpoint=PATH"
-                )
             self._agents[raw.game.key] = AlphaZeroAgent.from_checkpoint(
-                name, seed=self.seed, **self.search_options)
+                self._checkpoint_for(raw.game), seed=self.seed, **self.search_options)
         return self._agents[raw.game.key]
+
+    def check_plays(self, game: Game) -> None:
+        """Refuse (InvalidOptionError) a game with no shipped network."""
+        self._checkpoint_for(game)
+
+    @staticmethod
+    def _checkpoint_for(game: Game) -> str:
+        """The shipped checkpoint's name for ``game``; InvalidOptionError naming those that
+        exist where there is none."""
+        from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
+
+        name = checkpoint_name(game)
+        shipped = shipped_checkpoints()
+        if name not in shipped:
+            raise InvalidOptionError(
+                f"no shipped AlphaZero network for {game!r} (it would be named {name!r}); "
+                f"shipped: {', '.join(sorted(shipped)) or 'none'}; or give checkpoint=PATH"
+            )
+        return name
 
     def reseed(self, seed: int | None) -> None:
         self.seed = seed

@@ -437,8 +437,24 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     }
     if len(agents) < 2:
         raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
+    _check_agents_play(game, options, agents)
     control = None if args.tc is None else TimeControl.parse(args.tc)
     return _ArenaRun(game, options, agents, formats, control)
+
+
+def _check_agents_play(game: str, options: dict[str, Any], agents: dict[str, Any]) -> None:
+    """InvalidOptionError naming the agent, before anything runs, where one cannot play the
+    game (a network trained for other rules)."""
+    from boardzoo.agents import check_agent_plays
+    from boardzoo.envs import make_game
+    from boardzoo.errors import InvalidOptionError
+
+    played = make_game(game, **options)
+    for name, agent in agents.items():
+        try:
+            check_agent_plays(agent, played)
+        except InvalidOptionError as err:
+            raise InvalidOptionError(f"agent {name}: {err}") from None
 
 
 def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:
@@ -628,8 +644,9 @@ def run_play(args: argparse.Namespace) -> int:
     options = _game_options(args.game, args.option)
     env = make_env(args.game, render_mode="ansi", **options)
     opponent = make_agent(args.opponent, seed=args.seed)
-    _warm_up(args.game, options, [opponent])  # a network of another game says so now, not
-    env.reset(seed=args.seed)                 # after the human's first move
+    _check_agents_play(args.game, options, {args.opponent: opponent})
+    _warm_up(args.game, options, [opponent])  # compiled before the human's first move
+    env.reset(seed=args.seed)
     human = f"player_{args.seat}"
     print(
         f"You are {human} ({env.game.piece_symbols[args.seat + 1]}). "

@@ -240,7 +240,8 @@ def test_the_cli_refuses_a_ppo_policy_of_another_game_in_one_line(tmp_path, caps
     spec = f"ppo:checkpoint={str(_policy_file(tmp_path / 'ttt.pt', 'tictactoe'))!r}"
     assert cli_main(["play", "connect_four", "--seat", "1", "--opponent", spec]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("boardzoo play: error: PPO checkpoint") and "\n" not in err
+    assert err.startswith(f"boardzoo play: error: agent {spec}: PPO checkpoint")
+    assert "\n" not in err
 
 
 def test_gtp_refuses_a_network_of_other_rules_at_start_and_keeps_its_game(tmp_path, capsys):

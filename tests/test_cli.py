@@ -51,12 +51,19 @@ def test_play_reads_moves_until_the_game_ends(monkeypatch, capsys):
 
 
 def test_play_refuses_a_network_of_another_game_before_the_first_move(monkeypatch, capsys):
-    """The opponent makes one move on its own board first (as the arena's warm-up does), so a
-    checkpoint of another game is refused before the human is asked for a move."""
+    """A checkpoint of another game is refused, naming the agent and both games, before the
+    human is asked for a move (and the arena's before any game)."""
     monkeypatch.setattr("builtins.input", lambda prompt="": pytest.fail("asked for a move"))
     assert main(["play", "connect_four", "--opponent", "alphazero:checkpoint=tictactoe"]) == 2
     captured = capsys.readouterr()
-    assert "You are" not in captured.out and "tictactoe" in captured.err.lower()
+    assert "You are" not in captured.out
+    assert ("agent alphazero:checkpoint=tictactoe: this AlphaZero network plays TicTacToe"
+            in captured.err and "not ConnectFour(rows=6, columns=7)" in captured.err)
+    assert main(["arena", "connect_four", "--games", "2",
+                 "--agents", "random alphazero:checkpoint=tictactoe"]) == 2
+    captured = capsys.readouterr()
+    assert "compiling" not in captured.out and "games stored" not in captured.out
+    assert "agent alphazero:checkpoint=tictactoe: this AlphaZero network plays" in captured.err
 
 
 def test_bench_prints_ratios(capsys):

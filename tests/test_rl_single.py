@@ -18,7 +18,7 @@ from boardzoo.agents import AlphaBetaAgent, RandomAgent
 from boardzoo.arena import play_match
 from boardzoo.envs import GAMES, gym_id
 from boardzoo.errors import GameOverError, IllegalActionError, InvalidOptionError
-from boardzoo.rl import CompiledOpponent, SingleAgentEnv, resolve_opponent
+from boardzoo.rl import BoardVectorEnv, CompiledOpponent, SingleAgentEnv, resolve_opponent
 
 GYM_IDS = [gym_id(name) for name in GAMES]
 #: SB3's checker calls any 3-D Box an image and advises uint8 and >= 36x36; boards are not
@@ -219,6 +219,21 @@ def test_opponent_specs_resolve_to_agents():
         resolve_opponent(3.5)
     with pytest.raises(InvalidOptionError, match="seat"):
         gym.make("boardzoo/TicTacToe-v0", seat=2)
+
+
+@pytest.mark.parametrize(("opponent", "message"), [
+    ("alphazero:checkpoint=tictactoe", r"plays TicTacToe\(\), not ConnectFour"),
+    ("alphazero", r"no shipped AlphaZero network for ConnectFour\(rows=5"),
+    ("ppo:checkpoint=tictactoe", r"takes observations of shape \(18,\)"),
+])
+def test_an_opponent_that_cannot_play_the_game_is_refused_when_the_env_is_made(
+        opponent, message):
+    """Not at the first step: the single-agent and the vector env both check it."""
+    with pytest.raises(InvalidOptionError, match=message):
+        gym.make("boardzoo/ConnectFour-v0", rows=5, opponent=opponent)
+    with pytest.raises(InvalidOptionError, match=message):
+        BoardVectorEnv("connect_four", 2, opponent=opponent, rows=5)
+    assert gym.make("boardzoo/ConnectFour-v0", opponent="alphazero").reset(seed=0)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

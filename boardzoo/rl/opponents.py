@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.agents import SB3Agent, make_agent
+from boardzoo.agents import SB3Agent, check_agent_plays, make_agent
+from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.rl.kernels import OPPONENT_KINDS, batch_kernels
 from boardzoo.rng import make_rng
@@ -59,9 +60,19 @@ class CompiledOpponent:
         return f"CompiledOpponent({self.name!r})"
 
 
-def resolve_opponent(opponent: Any, seed: int | None = None) -> Any:
+def resolve_opponent(opponent: Any, seed: int | None = None, game: Game | None = None) -> Any:
     """Something with ``act(env)`` from a name or spec ("random", "win_or_block",
-    "mcts:simulations=200", {"name": ..., **options}), a boardzoo agent, or an SB3 model."""
+    "mcts:simulations=200", {"name": ..., **options}), a boardzoo agent, or an SB3 model;
+    with ``game``, an InvalidOptionError now where it cannot play that game (a network
+    trained for another), not at its first move."""
+    resolved = _resolved(opponent, seed)
+    if game is not None:
+        check_agent_plays(resolved, game)
+    return resolved
+
+
+def _resolved(opponent: Any, seed: int | None) -> Any:
+    """The opponent ``opponent`` describes (see :func:`resolve_opponent`)."""
     if isinstance(opponent, str) and opponent.strip() in OPPONENT_KINDS:
         return CompiledOpponent(opponent.strip(), seed)
     if (

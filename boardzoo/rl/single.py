@@ -92,7 +92,7 @@ class SingleAgentEnv(gym.Env):
         self.action_space = gym.spaces.Discrete(self.game.num_actions)
         self._opponent_spec = opponent
         self._seat_spec = seat
-        self.opponent = resolve_opponent(opponent)
+        self.opponent = resolve_opponent(opponent, game=self.game)
         self.seat = 0 if seat == "random" else seat
         self._rng = make_rng(None)
 

@@ -169,7 +169,7 @@ class BoardVectorEnv(VectorEnv):
 
     def _set_opponents(self, seeds: list[int] | None) -> None:
         spec = self._opponent_spec
-        first = resolve_opponent(spec, None if seeds is None else seeds[0])
+        first = resolve_opponent(spec, None if seeds is None else seeds[0], game=self.game)
         self._kind = first.kind if isinstance(first, CompiledOpponent) else EXTERNAL
         self._batched = hasattr(first, "act_batch")
         if self._kind != EXTERNAL or self._batched or not isinstance(spec, (str, dict)):

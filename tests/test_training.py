@@ -538,3 +538,16 @@ def test_two_worker_processes_store_every_game_once_with_logs(tmp_path):
     assert (tmp_path / "w2" / "curve.png").stat().st_size > 1000
     header = (tmp_path / "w2" / "log.csv").read_text().splitlines()[0].split(",")
     assert {"iteration", "step", "loss", "policy_loss", "value_loss", "lr"} <= set(header)
+
+
+@pytest.mark.parametrize(("reference", "message"), [
+    ("wizard", "eval_references 'wizard': unknown agent 'wizard'"),
+    ("alphazero:checkpoint=connect_four", "plays ConnectFour.*not TicTacToe"),
+])
+def test_a_reference_that_cannot_be_measured_is_refused_before_the_run(tmp_path, reference,
+                                                                       message):
+    """Not at the first measurement, minutes in: before any folder or game."""
+    config = TrainConfig(**{**TINY, "iterations": 1, "eval_references": (reference,)})
+    with pytest.raises(InvalidOptionError, match=message):
+        train("tictactoe", config, out=tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()

@@ -100,6 +100,7 @@ def train(
     out = Path(out or f"runs/{game}")
     config, changed = _resolve_config(game, config, out, resume, changes or {})
     rules = make_game(game, **config.game_options)
+    _check_references(rules, config)
     net = _network(rules, config, out)
     labelled = _labelled_positions(rules, config)
     out.mkdir(parents=True, exist_ok=True)  # only now: refused inputs leave no folder behind
@@ -366,6 +367,18 @@ def _gate(rules: Game, config: TrainConfig, net: AlphaZeroNet, best: AlphaZeroNe
         save_checkpoint(out / "best.pt", rules, best, iteration, {"gate_score": result.score})
     net.eval()
     return {"gate_score": round(result.score, 4), "promoted": int(promoted)}
+
+
+def _check_references(rules: Game, config: TrainConfig) -> None:
+    """InvalidOptionError now, not at the first measurement minutes into the run, for an
+    ``eval_references`` spec that names no agent or an agent that cannot play ``rules``."""
+    from boardzoo.agents import check_agent_plays, make_agent
+
+    for spec in config.eval_references:
+        try:
+            check_agent_plays(make_agent(spec), rules)
+        except InvalidOptionError as err:
+            raise InvalidOptionError(f"eval_references {spec!r}: {err}") from None
 
 
 def _measure(rules: Game, net: AlphaZeroNet, config: TrainConfig, iteration: int):

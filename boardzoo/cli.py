@@ -429,6 +429,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
         raise InvalidOptionError(
             f"--export {args.export}: unknown format(s) {unknown}; use {', '.join(EXPORT_FORMATS)}"
         )
+    control = None if args.tc is None else TimeControl.parse(args.tc)
     specs = args.agents.split()
     names = _unique_names(specs)
     agents = {
@@ -437,8 +438,12 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     }
     if len(agents) < 2:
         raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
-    _check_agents_play(game, options, agents)
-    control = None if args.tc is None else TimeControl.parse(args.tc)
+    try:
+        _check_agents_play(game, options, agents)
+    except InvalidOptionError as err:
+        default = args.agents == DEFAULT_ARENA_AGENTS
+        hint = f" (the default --agents are {DEFAULT_GAME}'s: give --agents)" if default else ""
+        raise InvalidOptionError(f"{err}{hint}") from None
     return _ArenaRun(game, options, agents, formats, control)
 
 

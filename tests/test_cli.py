@@ -64,6 +64,8 @@ def test_play_refuses_a_network_of_another_game_before_the_first_move(monkeypatc
     captured = capsys.readouterr()
     assert "compiling" not in captured.out and "games stored" not in captured.out
     assert "agent alphazero:checkpoint=tictactoe: this AlphaZero network plays" in captured.err
+    assert main(["arena", "tictactoe"]) == 2  # the default agents are Connect Four's
+    assert "(the default --agents are connect_four's: give --agents)" in capsys.readouterr().err
 
 
 def test_bench_prints_ratios(capsys):

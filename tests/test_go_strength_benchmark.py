@@ -35,8 +35,8 @@ needs_gnugo = pytest.mark.skipif(find_gnugo() is None,
 
 
 def resolved(agent: MCTSAgent, option: str):
-    """The setting the agent plays 9x9 Go with ("auto" resolved by the game's defaults)."""
-    settings = agent.settings_for("go", 9 * 9 + 1)
+    """The setting the agent plays Go with ("auto" resolved by the game's defaults)."""
+    settings = agent.settings_for("go")
     if option in settings._fields:
         return getattr(settings, option)
     return getattr(settings.cfg, option, getattr(agent, option, None))

@@ -41,11 +41,6 @@ class Solution(NamedTuple):
     nodes: int
 
 
-#: a setting measured on some board sizes only: ``(most actions, value)`` steps, smallest
-#: first; a board with more actions than every step has no recommendation
-BySize = tuple[tuple[int, float], ...]
-
-
 class SearchDefaults(NamedTuple):
     """The search settings measured strongest on a game, as data (None: no recommendation;
     the planner's plain choice). ``evidence`` says what was measured."""
@@ -57,22 +52,12 @@ class SearchDefaults(NamedTuple):
     rave: bool | None = None  #: RAVE (all-moves-as-first values blended into Q)
     c: float | None = None  #: the selection's exploration constant
     prior_visits: float | None = None  #: RAVE's virtual visits at the move priors' values
-    #: RAVE's equivalence parameter (its weight is sqrt(k / (3 N + k))), or BySize steps
-    rave_k: float | BySize | None = None
+    rave_k: float | None = None  #: RAVE's equivalence parameter: weight sqrt(k / (3 N + k))
     evidence: str = ""
 
-    def recommended(self, num_actions: int | None = None) -> dict[str, Any]:
-        """The settings given, as ``{name: value}`` (what ``MCTSAgent``'s "auto" applies), on a
-        board of ``num_actions`` actions: a setting given by size counts where one of its
-        steps covers that many (None, the size unknown: none does)."""
-        given = {}
-        for name, value in self._asdict().items():
-            if isinstance(value, tuple):
-                value = next((v for most, v in value
-                              if num_actions is not None and num_actions <= most), None)
-            if value is not None and name != "evidence":
-                given[name] = value
-        return given
+    def recommended(self) -> dict[str, Any]:
+        """The settings given, as ``{name: value}`` (what ``MCTSAgent``'s "auto" applies)."""
+        return {k: v for k, v in self._asdict().items() if v is not None and k != "evidence"}
 
 
 Kernel = Callable[..., Any]

@@ -160,8 +160,8 @@ class MCTSAgent(SearchingAgent):
             ``sqrt(rave_k / (3 N + rave_k))``; "auto": as the game's ``search_defaults``
             say where they apply (the four above left "auto"; Go: on, with c = 0.1), else
             off. ``c`` left None likewise takes the game's recommended value there.
-        rave_k: RAVE's equivalence parameter above; "auto": the game's recommendation for
-            the board's size where ``c`` would take it (Go up to 9x9: 200), else 1000.
+        rave_k: RAVE's equivalence parameter above; "auto": the game's recommendation where
+            ``c`` would take it (Go: 200), else 1000.
         prior_visits: under RAVE, the virtual AMAF visits each new child starts with, at
             the heuristic value the game's move priors give it (Gelly & Silver 2007's prior
             knowledge; Go's: captures, saving moves, 3x3 patterns...); 0: none; "auto": the
@@ -295,7 +295,7 @@ class MCTSAgent(SearchingAgent):
         self.prior_visits = prior_visits
         self.rave_k = rave_k
         self._tuning = (pw_c, pw_alpha, gumbel_c_visit)
-        self._settings: dict[tuple[str | None, int | None], Settings] = {}
+        self._settings: dict[str | None, Settings] = {}
         self.settings = self.settings_for(None)
         self.max_nodes = max_nodes
         self.tree = Tree(max_nodes=max_nodes)
@@ -437,23 +437,20 @@ class MCTSAgent(SearchingAgent):
         return self._finish(model, root, result)
 
     # ----------------------------------------------------------------------- internals
-    def settings_for(self, game_name: str | None, num_actions: int | None = None) -> Settings:
-        """The settings used on ``game_name`` (None: a non-boardzoo env) with ``num_actions``
-        actions (its board size, for recommendations that depend on it). When none of
+    def settings_for(self, game_name: str | None) -> Settings:
+        """The settings used on ``game_name`` (None: a non-boardzoo env). When none of
         ``selection``, ``rollout``, ``evaluator`` and ``implicit_minimax`` is given, they take
         the game's ``knowledge.search_defaults`` as one bundle, with its ``rave`` where left
         "auto" and its ``c``, ``prior_visits`` and ``rave_k`` where left unset (if RAVE is as
         it recommends); once any of the four is given, the others that are left "auto" take
         the plain choice (UCT, the game's own playout, no evaluator, no implicit minimax, no
         RAVE, the selection's usual c, no prior visits, rave_k 1000)."""
-        cache_key = (game_name, num_actions)
-        if cache_key not in self._settings:
+        if game_name not in self._settings:
             recommended = FALLBACK
             if all(value == AUTO for value in self.requested.values()) and game_name:
                 knowledge = getattr(GAMES.get(game_name), "knowledge", None)
                 if knowledge is not None:
-                    recommended = {**FALLBACK,
-                                   **knowledge.search_defaults.recommended(num_actions)}
+                    recommended = {**FALLBACK, **knowledge.search_defaults.recommended()}
             chosen = {key: recommended[key] if value == AUTO else value
                       for key, value in self.requested.items()}
             if isinstance(chosen["evaluator"], Evaluator) and self.requested["selection"] == AUTO:
@@ -469,13 +466,13 @@ class MCTSAgent(SearchingAgent):
                            else self.rave_k)
             cfg = self._config(chosen["selection"], c, chosen["implicit_minimax"], rave,
                                prior_visits, rave_k)
-            self._settings[cache_key] = Settings(chosen["selection"], chosen["rollout"],
+            self._settings[game_name] = Settings(chosen["selection"], chosen["rollout"],
                                                  chosen["evaluator"], c, rave, cfg)
-        return self._settings[cache_key]
+        return self._settings[game_name]
 
     def _settings_on(self, model: EnvModel) -> Settings:
-        """The settings on ``model``'s game and board size."""
-        return self.settings_for(model.game.name if model.game else None, model.num_actions)
+        """The settings on ``model``'s game."""
+        return self.settings_for(model.game.name if model.game else None)
 
     def _simulation_budget(self, clock: ClockView | None) -> int:
         """Simulations this search may run: ``simulations``, unless it is only the default

@@ -73,7 +73,7 @@ def test_relative_links_resolve():
 
 def test_readme_links_resolve():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for target in ("docs/getting-started.md", "docs/games.md", "docs/architecture.md",
+    for target in ("docs/tutorials/first-environment.md", "docs/games.md", "docs/architecture.md",
                    "docs/agents.md", "docs/arena.md", "docs/adding-a-game.md",
                    "benchmarks/README.md"):
         assert f"({target})" in readme and (ROOT / target).is_file(), target

@@ -35,9 +35,11 @@ class AlphaZeroAgent(MCTSAgent):
         game: the rules the network was trained for; searching another game or options
             raises InvalidOptionError.
         symmetric: average the network over the game's symmetries at every evaluation.
-        simulations, time_limit, c, selection, dirichlet, temperature, reuse_tree, solver,
-        exact_solver, unvisited_q, gumbel_actions, batch_size, cache_size, seed: as for
-            :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
+
+    The other arguments (``simulations``, ``time_limit``, ``c``, ``selection``, ``dirichlet``,
+    ``temperature``, ``reuse_tree``, ``solver``, ``exact_solver``, ``unvisited_q``,
+    ``gumbel_actions``, ``batch_size``, ``cache_size``, ``seed``) are as for
+    :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
     """
 
     batcher: LeafBatcher  # always there: the network is the evaluator

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from boardzoo.errors import InvalidPositionError
+from boardzoo.errors import InvalidPositionError, excerpt
 
 __all__ = ["SgfRecord", "parse_sgf", "write_sgf", "point_to_sgf", "sgf_to_point"]
 
@@ -64,12 +64,12 @@ def sgf_to_point(text: str, size: int) -> Point | None:
         return None
     if len(text) != 2 or not all("a" <= ch <= "z" for ch in text):
         raise InvalidPositionError(
-            f"SGF point {text!r} is malformed: use two lowercase letters, column then row "
+            f"SGF point {excerpt(text)} is malformed: use two lowercase letters, column then row "
             '("aa" is the top-left point)'
         )
     col, row = ord(text[0]) - ord("a"), ord(text[1]) - ord("a")
     if row >= size or col >= size:
-        raise InvalidPositionError(f"SGF point {text!r} is off the {size}x{size} board")
+        raise InvalidPositionError(f"SGF point {excerpt(text)} is off the {size}x{size} board")
     return row, col
 
 
@@ -177,10 +177,11 @@ def _size(root: dict[str, list[str]]) -> int:
         return 19
     if not text.isdigit():
         raise InvalidPositionError(
-            f"SGF SZ[{text}] is not supported: boardzoo needs one number (square boards)"
+            f"SGF SZ[{excerpt(text)}] is not supported: boardzoo needs one number (square boards)"
         )
     if not 1 <= int(text) <= _MAX_SIZE:
-        raise InvalidPositionError(f"SGF SZ[{text}] is out of range: sizes are 1..{_MAX_SIZE}")
+        raise InvalidPositionError(f"SGF SZ[{excerpt(text)}] is out of range: sizes are "
+                                   f"1..{_MAX_SIZE}")
     return int(text)
 
 
@@ -189,13 +190,13 @@ def _komi(root: dict[str, list[str]]) -> float | None:
     try:
         return None if text is None else float(text)
     except ValueError:
-        raise InvalidPositionError(f"SGF KM[{text}] is not a number") from None
+        raise InvalidPositionError(f"SGF KM[{excerpt(text)}] is not a number") from None
 
 
 def _check_game(root: dict[str, list[str]], game: int | None) -> None:
     text = _single(root, "GM")
     if game is not None and text is not None and text != str(game):
-        raise InvalidPositionError(f"SGF GM[{text}] is another game: expected GM[{game}]")
+        raise InvalidPositionError(f"SGF GM[{excerpt(text)}] is another game: expected GM[{game}]")
 
 
 def _move(node: dict[str, list[str]], size: int) -> tuple[str, Point | None] | None:

@@ -159,6 +159,7 @@ class LocalExecutor(Executor):
         self.start_method = start_method
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         if self.workers == 1:
@@ -171,6 +172,9 @@ class LocalExecutor(Executor):
         """Submit ``fn(*args)`` to the current pool; its result or error goes to ``outcome``,
         except a dead worker's, which starts it again (up to ``retries`` more times)."""
         with self._lock:
+            if self._closed:  # a retry after close(): nobody waits for it any more
+                outcome.cancel()
+                return
             if self._pool is None:
                 self._pool = _process_pool(self.workers, self.start_method, None)
             pool = self._pool
@@ -194,14 +198,15 @@ class LocalExecutor(Executor):
             outcome.set_exception(error)
         elif retries == 0:
             outcome.set_exception(WorkerDiedError(
-                f"a worker process died {_RETRIES + 1} times running {fn.__name__} (killed or "
-                "out of memory)"))
+                f"a worker process died {_RETRIES + 1} times in a row running the same call "
+                f"({fn.__name__}): killed, or out of memory"))
         else:  # not from this callback: it runs in the broken pool's own thread
             threading.Thread(target=self._retry, args=(outcome, pool, fn, args, retries - 1),
                              daemon=True).start()
 
     def _retry(self, outcome: Future, broken: ProcessPoolExecutor, fn: Callable[..., Any],
                args: tuple, retries: int) -> None:
+        """Replace the broken pool (once, whichever call finds it first), then run again."""
         with self._lock:
             if self._pool is broken:  # the first call to find it broken replaces it
                 broken.shutdown(wait=False, cancel_futures=True)
@@ -216,6 +221,7 @@ class LocalExecutor(Executor):
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None

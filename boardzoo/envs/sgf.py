@@ -177,11 +177,10 @@ def _size(root: dict[str, list[str]]) -> int:
         return 19
     if not text.isdigit():
         raise InvalidPositionError(
-            f"SGF SZ[{excerpt(text)}] is not supported: boardzoo needs one number (square boards)"
+            f"SGF SZ[{text}] is not supported: boardzoo needs one number (square boards)"
         )
     if not 1 <= int(text) <= _MAX_SIZE:
-        raise InvalidPositionError(f"SGF SZ[{excerpt(text)}] is out of range: sizes are "
-                                   f"1..{_MAX_SIZE}")
+        raise InvalidPositionError(f"SGF SZ[{text}] is out of range: sizes are 1..{_MAX_SIZE}")
     return int(text)
 
 
@@ -190,13 +189,13 @@ def _komi(root: dict[str, list[str]]) -> float | None:
     try:
         return None if text is None else float(text)
     except ValueError:
-        raise InvalidPositionError(f"SGF KM[{excerpt(text)}] is not a number") from None
+        raise InvalidPositionError(f"SGF KM[{text}] is not a number") from None
 
 
 def _check_game(root: dict[str, list[str]], game: int | None) -> None:
     text = _single(root, "GM")
     if game is not None and text is not None and text != str(game):
-        raise InvalidPositionError(f"SGF GM[{excerpt(text)}] is another game: expected GM[{game}]")
+        raise InvalidPositionError(f"SGF GM[{text}] is another game: expected GM[{game}]")
 
 
 def _move(node: dict[str, list[str]], size: int) -> tuple[str, Point | None] | None:

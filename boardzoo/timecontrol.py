@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 
 __all__ = [
     "ClockView",
@@ -142,14 +142,14 @@ class TimeControl:
         """A time control from its text (grammar in the module docstring); TimeControlError
         naming what is allowed for anything else."""
         if not isinstance(text, str):
-            raise TimeControlError(f"time control {text!r}: {_GRAMMAR}")
+            raise TimeControlError(f"time control {excerpt(text)}: {_GRAMMAR}")
         compact = text.strip().lower().replace(" ", "")
         try:
             control = _parse(compact)
         except TimeControlError as error:
-            raise TimeControlError(f"time control {text!r}: {error}") from None
+            raise TimeControlError(f"time control {excerpt(text)}: {error}") from None
         if control is None:
-            raise TimeControlError(f"time control {text!r}: {_GRAMMAR}")
+            raise TimeControlError(f"time control {excerpt(text)}: {_GRAMMAR}")
         return control
 
     def __str__(self) -> str:

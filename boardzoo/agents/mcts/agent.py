@@ -93,6 +93,7 @@ DEFAULT_SIMULATIONS = 1000
 PONDER_SIMULATIONS = 2_000_000
 #: the smallest ``max_nodes``: room for a root with every child of the biggest board
 MIN_MAX_NODES = 1 << 12
+MAX_THREADS = 64  # trees searched at once (each a thread holding its own nodes)
 _PROVEN_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 
 
@@ -261,8 +262,8 @@ class MCTSAgent(SearchingAgent):
                 "0 or more")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
-        if not isinstance(threads, int) or threads < 1:
-            raise InvalidOptionError(f"threads={threads!r}; give a positive integer")
+        if not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+            raise InvalidOptionError(f"threads={threads!r}; give an integer in 1..{MAX_THREADS}")
         if threads > 1 and isinstance(evaluator, Evaluator):
             raise InvalidOptionError(
                 "threads > 1 search more trees of playouts or heuristic evaluations; a "

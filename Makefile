@@ -1,5 +1,5 @@
 # Two commands set everything up on a fresh machine (Python >= 3.11 with venv):
-#   make arena   - create .venv, install boardzoo[arena] (torch CPU, SB3), run the main job
+#   make arena   - create .venv, install boardzoo[arena] (torch CPU, SB3), run a Connect Four tournament
 #   make test    - create .venv, install boardzoo with its dev extras, run the whole test suite
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP_INSTALL) -e ".[dev]"
 	touch $(STAMP)
 
-# the main job installs only what it needs (no open_spiel, pygame or test tools)
+# `make arena` installs only what it needs (no open_spiel, pygame or test tools)
 $(ARENA_STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip

@@ -1,4 +1,4 @@
-"""The ``boardzoo`` command: arena (the main job), play, train, label, bench, serve.
+"""The ``boardzoo`` command: arena, play, train, label, bench, serve.
 
 Run ``boardzoo --help`` or ``boardzoo COMMAND --help``.
 """
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     arena = commands.add_parser(
         "arena",
-        help="round-robin tournament with Elo ratings (the main job)",
+        help="round-robin tournament with Elo ratings (default: Connect Four planners vs learners)",
         description="Round-robin tournament: every pair of agents plays --games games from "
         "random openings with both colours. Prints an Elo table (95 percent intervals) "
         "and saves ratings.csv/.json/.png and every game under --out.",

@@ -21,6 +21,7 @@ import pickle
 import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
+from xml.etree import ElementTree
 
 import gymnasium
 import numpy as np
@@ -292,7 +293,8 @@ def check_illegal_actions(env_fn: EnvFn) -> None:
 
 
 def check_renders(env_fn: EnvFn) -> None:
-    """ansi renders a string naming the side to move; rgb_array an (H, W, 3) uint8 image."""
+    """ansi renders a string naming the side to move; rgb_array an (H, W, 3) uint8 image;
+    notebooks get the same picture as SVG text that parses as XML."""
     for mode in ("ansi", "rgb_array"):
         env = BoardGameEnv(env_fn().game, render_mode=mode)
         env.reset()
@@ -303,6 +305,11 @@ def check_renders(env_fn: EnvFn) -> None:
         else:
             _require(isinstance(frame, np.ndarray) and frame.dtype == np.uint8
                      and frame.ndim == 3 and frame.shape[2] == 3, "bad rgb_array render")
+            svg = ElementTree.fromstring(env._repr_svg_())
+            size = (int(svg.get("height", 0)), int(svg.get("width", 0)))
+            _require(svg.tag == "{http://www.w3.org/2000/svg}svg"
+                     and size == cast(np.ndarray, frame).shape[:2],
+                     "the SVG picture is not the rgb_array picture")
 
 
 # ------------------------------------------------------------------ the libraries' checkers

@@ -8,6 +8,7 @@ end") are enforced in one place for every game.
 
 from __future__ import annotations
 
+import ast
 import warnings
 import weakref
 from typing import Any, NamedTuple
@@ -18,8 +19,10 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from boardzoo.envs.core import OUTCOME, TO_PLAY, Game, outcome_returns
-from boardzoo.envs.render import HumanWindow, render_ansi, render_rgb
+from boardzoo.envs.drawing import BoardPicture, draw_board
+from boardzoo.envs.render import HumanWindow, render_ansi
 from boardzoo.errors import (
+    BoardzooError,
     GameOverError,
     IllegalActionError,
     IncompatibleSnapshotError,
@@ -44,6 +47,8 @@ class EnvSnapshot(NamedTuple):
 
     The per-agent dicts hold the agents still in the game (PettingZoo removes an agent's
     entries once it has stepped ``None`` after the end); restoring copies them.
+    ``last_move`` is ``(state before it, action)`` of the last move played, or None; only
+    pictures read it. Notebooks show a snapshot as its board.
     """
 
     game_key: tuple
@@ -55,6 +60,18 @@ class EnvSnapshot(NamedTuple):
     cumulative_rewards: dict[str, float]
     terminations: dict[str, bool]
     truncations: dict[str, bool]
+    last_move: tuple[np.ndarray, int] | None = None
+
+    def _repr_svg_(self) -> str | None:
+        """The board, for notebooks; None (no picture) for a game this process cannot make."""
+        from boardzoo.envs import make_game  # the registry imports this module
+
+        try:
+            name, options = self.game_key
+            game = make_game(name, **{key: ast.literal_eval(value) for key, value in options})
+            return draw_board(game, self.state, self.last_move).svg()
+        except (BoardzooError, ValueError, TypeError, SyntaxError):
+            return None
 
 
 class BoardGameEnv(AECEnv):
@@ -68,6 +85,9 @@ class BoardGameEnv(AECEnv):
     ``illegal_action="raise"`` (default) raises :class:`~boardzoo.errors.IllegalActionError`
     on an illegal or out-of-range action; ``"lose"`` ends the game with -1 for the mover and
     +1 for the other seat (PettingZoo's learner convention).
+
+    Notebooks show the env as its board (coordinates, the last move, the side to move);
+    ``picture()`` gives that drawing as SVG text or an image.
     """
 
     metadata = {
@@ -100,6 +120,7 @@ class BoardGameEnv(AECEnv):
         self._window: HumanWindow | None = None
         self._state = game.initial_state()
         self._mask: np.ndarray | None = None
+        self._last_move: tuple[np.ndarray, int] | None = None
         self._reset_bookkeeping()
 
     # --------------------------------------------------------------------- PettingZoo API
@@ -116,7 +137,7 @@ class BoardGameEnv(AECEnv):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
             for offset, agent in enumerate(AGENTS):
                 self.action_spaces[agent].seed(seed + offset)
-        self._state = self._start_state(options or {})
+        self._state, self._last_move = self._start_state(options or {})
         self._mask = None
         self._reset_bookkeeping()
         if self.render_mode == "human":
@@ -164,7 +185,7 @@ class BoardGameEnv(AECEnv):
             return None
         if self.render_mode == "ansi":
             return render_ansi(self.game, self._state)
-        frame = render_rgb(self.game, self._state)
+        frame = self.picture().to_array()
         if self.render_mode == "rgb_array":
             return frame
         if self._window is None:
@@ -178,6 +199,13 @@ class BoardGameEnv(AECEnv):
             self._window = None
 
     # ---------------------------------------------------------------- boardzoo additions
+    def picture(self) -> BoardPicture:
+        """The board as a picture: ``.svg()`` text, ``.to_image()`` (PIL), ``.to_array()``."""
+        return draw_board(self.game, self._state, self._last_move)
+
+    def _repr_svg_(self) -> str:
+        return self.picture().svg()
+
     def clone_state(self) -> EnvSnapshot:
         """A cheap picklable snapshot; ``restore_state`` continues exactly from here.
 
@@ -187,6 +215,8 @@ class BoardGameEnv(AECEnv):
         """
         if not _is_sealed(self._state):
             self._state = _sealed(self._state)
+        if self._last_move is not None and not _is_sealed(self._last_move[0]):
+            self._last_move = (_sealed(self._last_move[0]), self._last_move[1])
         return EnvSnapshot(
             self.game.key,
             self._state,
@@ -197,6 +227,7 @@ class BoardGameEnv(AECEnv):
             dict(self._cumulative_rewards),
             dict(self.terminations),
             dict(self.truncations),
+            self._last_move,
         )
 
     def restore_state(self, snapshot: EnvSnapshot) -> None:
@@ -217,6 +248,7 @@ class BoardGameEnv(AECEnv):
                 raise IncompatibleSnapshotError(f"snapshot state rejected: {err}") from None
             state = _sealed(state)  # whoever holds the array cannot change it under us
         _check_bookkeeping(snapshot)
+        self._last_move = _checked_last_move(self.game, snapshot.last_move, state)
         self._state = state
         self._mask = None
         self.agents = list(snapshot.agents)
@@ -261,7 +293,10 @@ class BoardGameEnv(AECEnv):
             self._mask = self.game.legal_mask(self._state)
         return self._mask
 
-    def _start_state(self, options: dict[str, Any]) -> np.ndarray:
+    def _start_state(
+        self, options: dict[str, Any]
+    ) -> tuple[np.ndarray, tuple[np.ndarray, int] | None]:
+        """The state ``reset`` starts from, and its last move when the options give it."""
         unknown = set(options) - {"moves", "position"}
         if unknown:  # Gymnasium's convention is to tolerate them, so warn rather than raise
             warnings.warn(
@@ -278,10 +313,19 @@ class BoardGameEnv(AECEnv):
                 raise InvalidPositionError(
                     f"options['position'] must be text ({self.game.position_format}), got {text!r}"
                 )
-            return self.game.parse_position(text)
+            return self.game.parse_position(text), None
         if "moves" in options:
-            return self.game.replay(options["moves"])
-        return self.game.initial_state()
+            return self.game.replay(options["moves"]), self._last_of(options["moves"])
+        return self.game.initial_state(), None
+
+    def _last_of(self, moves: Any) -> tuple[np.ndarray, int] | None:
+        """(state before the last of ``moves``, its action), for pictures; ``moves`` have
+        just been replayed without error."""
+        if not isinstance(moves, (list, tuple)) or not moves:
+            return None
+        last = moves[-1]
+        action = self.game.str_to_action(last) if isinstance(last, str) else int(last)
+        return self.game.replay(moves[:-1]), action
 
     def _reset_bookkeeping(self) -> None:
         self.agents = list(AGENTS)
@@ -297,9 +341,10 @@ class BoardGameEnv(AECEnv):
             self._cumulative_rewards = dict(self.rewards)
 
     def _play(self, index: int) -> None:
-        """Apply the legal action ``index`` for the side to move."""
-        if not self._state.flags.writeable:  # shared with a snapshot: copy on write
-            self._state = self._state.copy()
+        """Apply the legal action ``index`` for the side to move; the state before it is
+        kept unchanged as the last move's (pictures mark the move)."""
+        self._last_move = (self._state, index)
+        self._state = self._state.copy()
         self.game.apply_kernel(self._state, index)
         self._mask = None
         self._after_move()
@@ -345,6 +390,30 @@ def _sealed(state: np.ndarray) -> np.ndarray:
 def _is_sealed(state: Any) -> bool:
     """Whether ``state`` is itself an array :func:`_sealed` made in this process."""
     return _SEALED_STATES.get(id(state)) is state
+
+
+def _checked_last_move(
+    game: Game, last_move: Any, state: np.ndarray
+) -> tuple[np.ndarray, int] | None:
+    """A snapshot's ``last_move``, sealed, if it is None or a legal move of a valid state
+    that leads to ``state``; else IncompatibleSnapshotError."""
+    if last_move is None:
+        return None
+    if not (isinstance(last_move, tuple) and len(last_move) == 2):
+        raise IncompatibleSnapshotError(
+            f"snapshot last_move must be None or (state, action), got {type(last_move).__name__}"
+        )
+    before, action = last_move
+    if _is_sealed(before) and type(action) is int and 0 <= action < game.num_actions:
+        return before, action  # this process's own snapshot, like a sealed state
+    try:
+        game.validate_state(before)
+        index = game.check_action(before, action)
+    except BoardzooError as err:
+        raise IncompatibleSnapshotError(f"snapshot last_move rejected: {err}") from None
+    if not np.array_equal(game.step(before, index), state):
+        raise IncompatibleSnapshotError("snapshot last_move rejected: it does not lead there")
+    return _sealed(before), index
 
 
 def _check_bookkeeping(snapshot: EnvSnapshot) -> None:

@@ -309,6 +309,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=3, help="repetitions per figure (median)")
     bench.add_argument("--out", default=None, help="also write the table as JSON here")
 
+    compiling = commands.add_parser(
+        "compile",
+        help="compile every kernel ahead, once per installation",
+        description="Compile what the games' envs, agents and learners run and cache it on "
+        "disk, so that no later process waits for numba before its first move. Once per "
+        "installation (or after an upgrade); a filled cache makes it quick.",
+    )
+    compiling.add_argument("games", nargs="*", metavar="GAME",
+                           help="the games to compile (default: every registered game)")
+
     serve = commands.add_parser(
         "serve",
         help="play any game against any agent in the browser (the web extra)",
@@ -339,6 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_serve(args)
         if args.command == "gtp":
             return run_gtp(args)
+        if args.command == "compile":
+            return run_compile(args)
         return run_bench(args)
     except ModuleNotFoundError as err:  # an optional dependency: name the extra
         missing = missing_extra(err, "this command")
@@ -369,6 +381,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _interrupt(signum: int, frame: Any) -> None:
     """SIGTERM stops like Ctrl-C: finished games are stored, open claims given back."""
     raise KeyboardInterrupt
+
+
+def run_compile(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from boardzoo.compiling import compile_games
+    from boardzoo.envs import GAMES, game_class
+    from boardzoo.numba_cache import cache_dir
+
+    names = args.games or list(GAMES)
+    for name in names:
+        game_class(name)  # an unknown name: one line listing the games
+    console = Console(stderr=True)
+    console.print(f"compiling {', '.join(names)} into {cache_dir()} (once per installation)")
+
+    def done(name: str, seconds: float) -> None:
+        console.print(f"  {name}: {seconds:.1f} s")
+
+    with console.status("compiling..."):
+        seconds = compile_games(names, done)
+    console.print(f"done in {seconds:.0f} s")
+    return 0
 
 
 def run_arena(args: argparse.Namespace) -> int:

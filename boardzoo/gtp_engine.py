@@ -422,7 +422,7 @@ class GoGtpEngine:
             action = self._best_other(search, seat, pass_action)
         targets = self._cleanup_targets(seat) if cleanup else []
         if targets and action not in targets:
-            visits = search.visits if search is not None else np.zeros(pass_action + 1)
+            visits = _root_visits(search, pass_action + 1)
             action = max(targets, key=lambda a: visits[a])  # ties: the first target
         return action
 
@@ -456,11 +456,10 @@ class GoGtpEngine:
 
     def _best_other(self, search: Any, seat: int, pass_action: int) -> int:
         """The most visited searched move that fills no own eye, else a pass."""
-        if search is None:
-            return pass_action
-        for action in np.argsort(-search.visits, kind="stable"):
+        visits = _root_visits(search, pass_action + 1)
+        for action in np.argsort(-visits, kind="stable"):
             action = int(action)
-            if search.visits[action] <= 0:
+            if visits[action] <= 0:
                 break
             if action == pass_action or not self._fills_own_eye(seat, action):
                 return action
@@ -853,3 +852,10 @@ def serve(engine: GoGtpEngine, stdin: IO[str] | None = None, stdout: IO[str] | N
         if reply is not None:
             stdout.write(reply)
             stdout.flush()
+
+
+def _root_visits(search: Any, num_actions: int) -> np.ndarray:
+    """The last search's visits per action (zeros when it has none: no search yet, or an
+    engine that does not count visits)."""
+    visits = getattr(search, "visits", None)
+    return np.zeros(num_actions) if visits is None else visits

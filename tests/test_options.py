@@ -68,7 +68,7 @@ def test_agent_options_list_the_valid_ones_with_did_you_mean():
     with pytest.raises(InvalidOptionError, match=r"unknown agent 'mtcs' \(did you mean 'mcts'"):
         make_agent("mtcs")
     agent = make_agent("mcts:simulations=50,rave=false,c=1")
-    assert (agent.simulations, agent.rave, agent.c) == (50, False, 1.0)
+    assert (agent.simulations, agent.options["rave"], agent.options["c"]) == (50, False, 1.0)
     assert agent.spec["simulations"] == 50 and agent.spec["rave"] is False
 
 
@@ -161,6 +161,6 @@ def test_equal_go_options_are_one_game():
 def test_quoted_text_options_are_unquoted():
     from boardzoo.agents import make_agent
 
-    assert make_agent("mcts:selection='puct'").requested["selection"] == "puct"
-    assert make_agent('mcts:selection="gumbel"').requested["selection"] == "gumbel"
-    assert make_agent("mcts:selection=puct").requested["selection"] == "puct"
+    assert make_agent("mcts:selection='puct'").options["selection"] == "puct"
+    assert make_agent('mcts:selection="gumbel"').options["selection"] == "gumbel"
+    assert make_agent("mcts:selection=puct").options["selection"] == "puct"

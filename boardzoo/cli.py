@@ -430,7 +430,7 @@ def run_arena(args: argparse.Namespace) -> int:
             f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
-        with console.status("compiling kernels (first run only)..."):
+        with console.status("preparing the agents (compiled once per installation)..."):
             _warm_up(game, options, agents.values())
         columns = (
             TextColumn("{task.description}"),

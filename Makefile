@@ -22,6 +22,7 @@ $(ARENA_STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PIP_INSTALL) -e ".[arena]"
+	$(VENV)/bin/boardzoo compile connect_four
 	touch $(ARENA_STAMP)
 
 arena: $(ARENA_STAMP)

@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks.go_losses import lost_games
 from boardzoo.agents import make_agent
-from boardzoo.agents.mcts.agent import SearchResult
+from boardzoo.agents.move import SearchResult
 from boardzoo.envs import go_v0
 from boardzoo.envs.go import Go
 

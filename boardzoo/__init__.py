@@ -7,6 +7,10 @@ Importing boardzoo registers its environments: ``gymnasium.make("boardzoo/Connec
 
 from __future__ import annotations
 
-from boardzoo import envs  # noqa: F401 - importing the games registers them everywhere
+from boardzoo import numba_cache
+
+numba_cache.install()  # before any compiled function is defined
+
+from boardzoo import envs  # noqa: E402, F401 - importing the games registers them everywhere
 
 __version__ = "0.1.0"

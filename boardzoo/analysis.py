@@ -21,7 +21,7 @@ the search returns its best move so far.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -133,31 +133,6 @@ def move_texts(env_or_model: Any) -> Callable[[int], str]:
         game = getattr(getattr(env_or_model, "unwrapped", None), "game", None)
     writer = getattr(game, "action_to_str", None)
     return writer if callable(writer) else str
-
-
-def mcts_moves(
-    visits: np.ndarray,
-    q: np.ndarray,
-    prior: np.ndarray,
-    pvs: dict[int, Sequence[int]],
-    move_text: Callable[[int], str],
-) -> tuple[MoveStat, ...]:
-    """Root moves of an MCTS search, most visited first: arrays of shape ``[num_actions]``
-    (``q`` from the side to move's view, NaN when unvisited); every action with a visit or a
-    prior is listed."""
-    listed = np.flatnonzero((visits > 0) | (prior > 0))
-    order = sorted(listed, key=lambda a: (-visits[a], -(prior[a])))
-    return tuple(
-        MoveStat(
-            int(a),
-            move_text(int(a)),
-            int(visits[a]),
-            None if math.isnan(q[a]) else float(q[a]),
-            float(prior[a]),
-            tuple(move_text(m) for m in pvs.get(int(a), [int(a)])),
-        )
-        for a in order
-    )
 
 
 def _plain(value: Any) -> Any:

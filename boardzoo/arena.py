@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import csv
 import inspect
+import io
 import json
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from itertools import combinations
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,7 +38,7 @@ import numpy as np
 from boardzoo.agents.base import Agent
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.aec import AGENTS
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, StoreError, excerpt
 from boardzoo.executor import Executor, LocalExecutor
 from boardzoo.files import atomic_write_text, save_figure
 from boardzoo.ratings import elo_ratings, score_interval
@@ -45,6 +47,7 @@ from boardzoo.timecontrol import GameClock, TimeControl, call_act
 
 __all__ = [
     "EXPORT_FORMATS",
+    "MAX_GAMES",
     "GameRecord",
     "MatchResult",
     "ON_TIME",
@@ -60,6 +63,9 @@ __all__ = [
     "random_openings",
 ]
 
+#: the most games one match (one pair of agents) plays: its openings are drawn before the
+#: first game, and 10,000 games already measure a score to about +-1%
+MAX_GAMES = 10_000
 #: file formats of :func:`export_match`: one JSON record per line, an SGF file per game
 #: (Go and Gomoku), one CSV row per game
 EXPORT_FORMATS = ("jsonl", "sgf", "csv")
@@ -327,8 +333,10 @@ def play_match(
     at a time, while this process alone stores them. ``progress(n)`` is called with the
     number of games just finished (here or by another process).
     """
-    if not isinstance(games, int) or games < 1:
-        raise InvalidOptionError(f"games={games!r}: play at least one game")
+    if type(games) is not int or not 1 <= games <= MAX_GAMES:
+        raise InvalidOptionError(f"games={excerpt(games)}: play 1..{MAX_GAMES} games a match")
+    if type(seed) is not int or not 0 <= seed < 2**63:
+        raise InvalidOptionError(f"seed={excerpt(seed)}: use an integer >= 0")
     control = _time_control(time_control, on_time)
     agent_a, agent_b = (_with_time_limit(agent, time_limit) for agent in (agent_a, agent_b))
     rules = make_game(game, **dict(game_options or {}))
@@ -385,6 +393,7 @@ def _play_stored(
     other live processes hold); on any exit this process's open claims are given back."""
     match = results.match(definition)
     ids = [str(i) for i in tasks]
+    _stored_records(results, match)  # a damaged store is refused before any game is played
     seen = results.count(match)
     if progress and seen:
         progress(seen)
@@ -401,7 +410,28 @@ def _play_stored(
     finally:
         with contextlib.suppress(Exception):
             results.release()
-    return {int(k): GameRecord(**v) for k, v in results.records(match).items()}
+    return _stored_records(results, match)
+
+
+_RECORD_FIELDS = {f.name for f in fields(GameRecord)}
+
+
+def _stored_records(results: ResultsStore, match: int) -> dict[int, GameRecord]:
+    """The match's stored games as records; StoreError naming the game if one is not the
+    record of a game (damaged or written by something else)."""
+    records = {}
+    for game_id, record in results.records(match).items():
+        try:
+            records[int(game_id)] = GameRecord(**record)
+        except (TypeError, ValueError):
+            missing = sorted({f.name for f in fields(GameRecord) if f.default is MISSING
+                              and f.default_factory is MISSING} - set(record))
+            why = f"it lacks {', '.join(missing)}" if missing else "its fields are not a game's"
+            raise StoreError(
+                f"results store {results.path}: game {excerpt(game_id)} of this match is not "
+                f"a game record ({why}); the store was left as it is: delete that row or use "
+                "another --store") from None
+    return records
 
 
 def _claim_free_games(results: ResultsStore, match: int, ids: list[str],
@@ -452,12 +482,10 @@ def export_match(
         atomic_write_text(paths[-1], "".join(json.dumps(asdict(r)) + "\n" for r in result.records))
     if "csv" in formats:
         paths.append(stem.with_name(stem.name + ".csv"))
-        rows = ["index,agent_a_seat,score,plies,seconds"] + [
-            f"{r.index},{r.agent_a_seat},{r.score},{len(r.opening) + len(r.moves)},"
-            f"{sum(r.seconds):.3f}"
-            for r in result.records
-        ]
-        atomic_write_text(paths[-1], "\n".join(rows) + "\n")
+        rows = [[r.index, r.agent_a_seat, r.score, len(r.opening) + len(r.moves),
+                 f"{sum(r.seconds):.3f}"] for r in result.records]
+        atomic_write_text(paths[-1], csv_text(["index", "agent_a_seat", "score", "plies",
+                                               "seconds"], rows))
     if "sgf" in formats:
         for record in result.records:
             if record.final_position.startswith("(;"):  # Go and Gomoku positions are SGF
@@ -524,12 +552,11 @@ class TournamentResult:
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         rows = self.rows()
-        csv_lines = ["agent,elo,low,high,games,score"] + [
-            f"{r['agent']},{r['elo']:.1f},{r['low']:.1f},{r['high']:.1f},{r['games']},{r['score']:.4f}"
-            for r in rows
-        ]
+        table = [[r["agent"], f"{r['elo']:.1f}", f"{r['low']:.1f}", f"{r['high']:.1f}",
+                  r["games"], f"{r['score']:.4f}"] for r in rows]
         paths = [out / "ratings.csv", out / "ratings.json", out / "ratings.png"]
-        atomic_write_text(paths[0], "\n".join(csv_lines) + "\n")
+        atomic_write_text(paths[0], csv_text(["agent", "elo", "low", "high", "games", "score"],
+                                             table))
         matches = {
             f"{a} vs {b}": {"wins": m.wins, "draws": m.draws, "losses": m.losses}
             for (a, b), m in self.matches.items()
@@ -579,6 +606,16 @@ def clock_use(result: TournamentResult) -> dict[str, dict[str, float]]:
         }
         for name, t in totals.items()
     }
+
+
+def csv_text(header: list[str], rows: list[list[Any]]) -> str:
+    """A CSV file's text through the csv module, which quotes what needs it (an agent spec
+    such as ``alphazero:checkpoint=x,simulations=200`` holds commas)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
 
 
 def _slug(name: str) -> str:

@@ -16,9 +16,21 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from boardzoo.errors import BoardzooError, os_reason
+from boardzoo.errors import BoardzooError, excerpt, missing_extra, os_reason
+from boardzoo.executor import WorkerDiedError
 
 DEFAULT_GAME = "connect_four"
+#: what Ctrl-C (or SIGTERM) leaves behind, per command
+INTERRUPTED = {
+    "arena": "finished games are saved in the results store and a rerun resumes",
+    "train": "the games and iterations finished are saved: --resume with the run folder "
+    "continues",
+    "label": "nothing was written (the labels are written at the end)",
+    "play": "the game was abandoned",
+    "bench": "no figures were written",
+    "gtp": "the engine stopped",
+    "serve": "the server stopped",
+}
 DEFAULT_ARENA_AGENTS = (
     "random ppo:checkpoint=connect_four alphabeta:time_limit=0.05 mcts:simulations=1000 "
     "mcts:simulations=10000 alphazero:checkpoint=connect_four,simulations=200"
@@ -35,12 +47,24 @@ def _option_value(text: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+def _seed(text: str) -> int:
+    """``--seed``: an integer >= 0 (numpy's generators take no negative seed)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if not 0 <= seed < 2**63:
+        raise argparse.ArgumentTypeError(f"{excerpt(text)} is not a seed: use an integer >= 0")
+    return seed
+
+
 def _game_options(game: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
     """``--option`` texts as typed game options (``heaps=3,4,5``, ``misere=false``), checked."""
     from boardzoo.envs import game_class, make_game
-    from boardzoo.options import check_options
+    from boardzoo.options import check_options, unique_assignments
 
-    options = check_options(game_class(game), dict(pairs), game, from_text=True)
+    options = check_options(game_class(game), unique_assignments(pairs, "--option"), game,
+                            from_text=True)
     make_game(game, **options)  # ranges and combinations
     return options
 
@@ -99,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         'alphabeta:time_limit=0.1" (default: %(default)s)',
     )
     arena.add_argument("--games", type=int, default=20, help="games per pair (default: 20)")
-    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--seed", type=_seed, default=0)
     arena.add_argument("--opening-plies", type=int, default=2)
     arena.add_argument(
         "--workers",
@@ -161,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="your seat: 0 moves first (default), 1 second",
     )
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=_seed, default=None)
     _add_game_options(play)
 
     training = commands.add_parser(
@@ -183,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(--config's included) change them, except the network's shape, game options and seed",
     )
     training.add_argument("--workers", type=int, default=None, help="self-play processes")
-    training.add_argument("--seed", type=int, default=None)
+    training.add_argument("--seed", type=_seed, default=None)
     training.add_argument(
         "--from-records", default=None, metavar="FILE",
         help="labelled positions (JSON Lines, see boardzoo label) to train on before self-play",
@@ -218,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the game (its exact solver labels)")
     label.add_argument("--positions", type=int, default=1000)
     label.add_argument("--out", required=True, help="the JSON Lines file to write")
-    label.add_argument("--seed", type=int, default=0)
+    label.add_argument("--seed", type=_seed, default=0)
     label.add_argument("--min-stones", type=int, default=None,
                        help="Connect Four: random moves before the first labelled position "
                        "(default 8)")
@@ -273,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     gtp.add_argument("--time-margin", type=float, default=None, metavar="SECONDS",
                      help="seconds kept back from the clock per move for the engine's own "
                      "work and the controller's lag (default 0.25)")
-    gtp.add_argument("--seed", type=int, default=None)
+    gtp.add_argument("--seed", type=_seed, default=None)
 
     bench = commands.add_parser(
         "bench",
@@ -284,6 +308,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("game", nargs="?", default=None, help="only this game")
     bench.add_argument("--repeats", type=int, default=3, help="repetitions per figure (median)")
     bench.add_argument("--out", default=None, help="also write the table as JSON here")
+
+    compiling = commands.add_parser(
+        "compile",
+        help="compile every kernel ahead, once per installation",
+        description="Compile what the games' envs, agents and learners run and cache it on "
+        "disk, so that no later process waits for numba before its first move. Once per "
+        "installation (or after an upgrade); a filled cache makes it quick.",
+    )
+    compiling.add_argument("games", nargs="*", metavar="GAME",
+                           help="the games to compile (default: every registered game)")
 
     serve = commands.add_parser(
         "serve",
@@ -315,12 +349,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_serve(args)
         if args.command == "gtp":
             return run_gtp(args)
+        if args.command == "compile":
+            return run_compile(args)
         return run_bench(args)
+    except ModuleNotFoundError as err:  # an optional dependency: name the extra
+        missing = missing_extra(err, "this command")
+        if missing is None:
+            raise
+        print(f"boardzoo {args.command}: error: {missing}", file=sys.stderr)
+        return 2
     except BoardzooError as err:
         print(f"boardzoo {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except WorkerDiedError as err:
+        print(f"boardzoo {args.command}: error: {err}; {INTERRUPTED[args.command]}",
+              file=sys.stderr)
+        return 1
+    except OSError as err:  # the machine's, not the input's: a full disk, a lost connection
+        where = f" ({err.filename})" if err.filename else ""
+        print(f"boardzoo {args.command}: error: {os_reason(err)}{where}; "
+              f"{INTERRUPTED[args.command]}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print("\ninterrupted; finished games are saved and a rerun resumes", file=sys.stderr)
+        print(f"\ninterrupted; {INTERRUPTED[args.command]}", file=sys.stderr)
         return 130
     finally:
         if previous is not None:
@@ -330,6 +381,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _interrupt(signum: int, frame: Any) -> None:
     """SIGTERM stops like Ctrl-C: finished games are stored, open claims given back."""
     raise KeyboardInterrupt
+
+
+def run_compile(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from boardzoo.compiling import compile_games
+    from boardzoo.envs import GAMES, game_class
+    from boardzoo.numba_cache import cache_dir
+
+    names = args.games or list(GAMES)
+    for name in names:
+        game_class(name)  # an unknown name: one line listing the games
+    console = Console(stderr=True)
+    console.print(f"compiling {', '.join(names)} into {cache_dir()} (once per installation)")
+
+    def done(name: str, seconds: float) -> None:
+        console.print(f"  {name}: {seconds:.1f} s")
+
+    with console.status("compiling..."):
+        seconds = compile_games(names, done)
+    console.print(f"done in {seconds:.0f} s")
+    return 0
 
 
 def run_arena(args: argparse.Namespace) -> int:
@@ -347,9 +420,9 @@ def run_arena(args: argparse.Namespace) -> int:
     out = Path(args.out) / game
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
-    with ResultsStore(store_path) as store, make_executor(
-        args.backend, args.workers, args.ray_address
-    ) as executor:
+    with make_executor(args.backend, args.workers, args.ray_address) as executor, ResultsStore(
+        store_path
+    ) as store:  # (a cluster that cannot be reached leaves no store behind)
         pairs = len(agents) * (len(agents) - 1) // 2
         clock = "" if control is None else f", clock {control} (on time: {args.on_time})"
         console.print(
@@ -357,7 +430,7 @@ def run_arena(args: argparse.Namespace) -> int:
             f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
-        with console.status("compiling kernels (first run only)..."):
+        with console.status("preparing the agents (compiled once per installation)..."):
             _warm_up(game, options, agents.values())
         columns = (
             TextColumn("{task.description}"),
@@ -412,16 +485,19 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     """Every arena argument checked before anything is printed: the game and its options,
     the counts, the agents (built here) and the export formats."""
     from boardzoo.agents import make_agent
-    from boardzoo.arena import EXPORT_FORMATS
-    from boardzoo.errors import InvalidOptionError
+    from boardzoo.arena import EXPORT_FORMATS, MAX_GAMES
+    from boardzoo.errors import InvalidOptionError, MissingExtraError
+    from boardzoo.executor import MAX_LOCAL_WORKERS, MAX_RAY_WORKERS
     from boardzoo.timecontrol import TimeControl
 
     game = args.game or DEFAULT_GAME
     options = _game_options(game, args.option)
-    for flag, value, least in (("--games", args.games, 1), ("--workers", args.workers, 1),
-                               ("--opening-plies", args.opening_plies, 0)):
-        if value < least:
-            raise InvalidOptionError(f"{flag} {value}: use an integer >= {least}")
+    workers = MAX_RAY_WORKERS if args.backend == "ray" else MAX_LOCAL_WORKERS
+    for flag, value, least, most in (("--games", args.games, 1, MAX_GAMES),
+                                     ("--workers", args.workers, 1, workers),
+                                     ("--opening-plies", args.opening_plies, 0, 1000)):
+        if not least <= value <= most:
+            raise InvalidOptionError(f"{flag} {value}: use an integer in {least}..{most}")
     _check_backend(args)
     formats = [f.strip() for f in args.export.split(",") if f.strip()]
     unknown = sorted(set(formats) - set(EXPORT_FORMATS))
@@ -432,10 +508,16 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     control = None if args.tc is None else TimeControl.parse(args.tc)
     specs = args.agents.split()
     names = _unique_names(specs)
-    agents = {
-        name: make_agent(spec, seed=args.seed + k)
-        for k, (name, spec) in enumerate(zip(names, specs, strict=True))
-    }
+    try:
+        agents = {
+            name: make_agent(spec, seed=args.seed + k)
+            for k, (name, spec) in enumerate(zip(names, specs, strict=True))
+        }
+    except MissingExtraError as err:
+        if args.agents != DEFAULT_ARENA_AGENTS:
+            raise
+        raise MissingExtraError(f"{err} (the default --agents need pip install "
+                                "'boardzoo[arena]')") from None
     if len(agents) < 2:
         raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
     try:
@@ -485,6 +567,7 @@ def _check_backend(args: argparse.Namespace) -> None:
 def run_train(args: argparse.Namespace) -> int:
     import torch
 
+    from boardzoo.options import unique_assignments
     from boardzoo.training import TrainConfig, train
 
     torch.set_num_threads(1)
@@ -498,7 +581,8 @@ def run_train(args: argparse.Namespace) -> int:
     if args.iterations is not None and args.minutes is None:
         values["minutes"] = None  # an iteration budget alone
     if args.option:
-        values["game_options"] = {**values.get("game_options", {}), **dict(args.option)}
+        values["game_options"] = {**values.get("game_options", {}),
+                                  **unique_assignments(args.option, "--option")}
     common = {"backend": args.backend, "ray_address": args.ray_address}
     if args.resume is not None:  # the run's saved config, with what this command names changed
         run = train(args.game, None, out=args.resume, resume=True, changes=values, **common)

@@ -27,16 +27,18 @@ import contextlib
 import os
 import pickle
 import shutil
+import socket
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
 
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt, os_reason
 
 __all__ = ["BACKENDS", "Executor", "LocalExecutor", "RayActor", "RayExecutor", "WorkerDiedError",
            "WorkerPool", "make_executor"]
@@ -53,6 +55,10 @@ _LOCAL_RAY_ENVIRONMENT = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
 }
 _RETRIES = 3  # a task or actor call is retried this often when its worker process dies
+#: the most local worker processes (a few per core is already more than helps) and Ray
+#: workers (a cluster's CPUs)
+MAX_LOCAL_WORKERS = 256
+MAX_RAY_WORKERS = 4096
 
 _Shared = tuple[int, str, Any]  # (version, method name, its arguments or a handle to them)
 
@@ -89,10 +95,14 @@ class Executor:
     """Runs games somewhere (module docstring); a context manager that closes itself."""
 
     backend = ""
+    #: the most workers this backend starts (each is a process)
+    max_workers = 1
 
     def __init__(self, workers: int):
-        if not isinstance(workers, int) or workers < 1:
-            raise InvalidOptionError(f"workers={workers!r}: use an integer >= 1")
+        if type(workers) is not int or not 1 <= workers <= self.max_workers:
+            raise InvalidOptionError(
+                f"workers={excerpt(workers)}: use an integer in 1..{self.max_workers} for the "
+                f"{self.backend} backend (each worker is a process)")
         self.workers = workers
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
@@ -138,21 +148,72 @@ def make_executor(backend: str = "local", workers: int = 1, address: str | None 
 
 # ----------------------------------------------------------------------------- local
 class LocalExecutor(Executor):
-    """This process with one worker, else a process pool (started on first use)."""
+    """This process with one worker, else a process pool (started on first use). A call
+    whose worker process dies (killed, out of memory) is retried on a new pool, as Ray
+    retries a task, up to ``_RETRIES`` times."""
 
     backend = "local"
+    max_workers = MAX_LOCAL_WORKERS
 
     def __init__(self, workers: int = 1, start_method: str | None = None):
         super().__init__(workers)
         self.start_method = start_method
         self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._closed = False
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         if self.workers == 1:
             return _done(fn, *args)
-        if self._pool is None:
-            self._pool = _process_pool(self.workers, self.start_method, None)
-        return self._pool.submit(fn, *args)
+        outcome: Future = Future()
+        self._run(outcome, fn, args, _RETRIES)
+        return outcome
+
+    def _run(self, outcome: Future, fn: Callable[..., Any], args: tuple, retries: int) -> None:
+        """Submit ``fn(*args)`` to the current pool; its result or error goes to ``outcome``,
+        except a dead worker's, which starts it again (up to ``retries`` more times)."""
+        with self._lock:
+            if self._closed:  # a retry after close(): nobody waits for it any more
+                outcome.cancel()
+                return
+            if self._pool is None:
+                self._pool = _process_pool(self.workers, self.start_method, None)
+            pool = self._pool
+        try:
+            attempt = pool.submit(fn, *args)
+        except BrokenProcessPool:  # broken since it was taken: the next try gets a new one
+            attempt = Future()
+            attempt.set_exception(BrokenProcessPool("the pool broke"))
+        attempt.add_done_callback(
+            lambda done: self._settle(outcome, done, pool, fn, args, retries))
+
+    def _settle(self, outcome: Future, done: Future, pool: ProcessPoolExecutor,
+                fn: Callable[..., Any], args: tuple, retries: int) -> None:
+        """Pass a finished attempt on to ``outcome``, or retry it after its worker died."""
+        error = None if done.cancelled() else done.exception()
+        if done.cancelled():
+            outcome.cancel()
+        elif error is None:
+            outcome.set_result(done.result())
+        elif not isinstance(error, BrokenProcessPool):
+            outcome.set_exception(error)
+        elif retries == 0:
+            outcome.set_exception(WorkerDiedError(
+                f"a worker process died {_RETRIES + 1} times in a row running the same call "
+                f"({fn.__name__}): killed, or out of memory"))
+        else:  # not from this callback: it runs in the broken pool's own thread
+            threading.Thread(target=self._retry, args=(outcome, pool, fn, args, retries - 1),
+                             daemon=True).start()
+
+    def _retry(self, outcome: Future, broken: ProcessPoolExecutor, fn: Callable[..., Any],
+               args: tuple, retries: int) -> None:
+        """Replace the broken pool (once, whichever call finds it first), then run again."""
+        with self._lock:
+            if self._pool is broken:  # the first call to find it broken replaces it
+                broken.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+        if not outcome.cancelled():
+            self._run(outcome, fn, args, retries)
 
     def worker_pool(self, factory: Callable[[], Any]) -> WorkerPool:
         if self.workers == 1:
@@ -160,9 +221,11 @@ class LocalExecutor(Executor):
         return _ProcessWorkers(_process_pool(self.workers, self.start_method, factory))
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        with self._lock:
+            self._closed = True
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
 
 
 def _done(fn: Callable[..., Any], *args: Any) -> Future:
@@ -240,8 +303,12 @@ class _ProcessWorkers(WorkerPool):
     def map_unordered(self, method: str, items: Iterable[Any]) -> Iterator[Any]:
         futures = [self.pool.submit(_call_in_process, self._shared, method, item)
                    for item in items]
-        for future in as_completed(futures):
-            yield future.result()
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        except BrokenProcessPool:
+            raise WorkerDiedError(f"a worker process died running {method!r} (killed or out "
+                                  "of memory)") from None
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -264,6 +331,7 @@ class RayExecutor(Executor):
     here (and shut down by :meth:`close`)."""
 
     backend = "ray"
+    max_workers = MAX_RAY_WORKERS
 
     def __init__(self, workers: int = 1, address: str | None = None,
                  object_store_bytes: int = LOCAL_RAY_OBJECT_STORE_BYTES):
@@ -275,7 +343,7 @@ class RayExecutor(Executor):
             if address is None:
                 self._temp_dir = _start_local_ray(ray, workers, object_store_bytes)
             else:
-                ray.init(address=address, log_to_driver=False)
+                _join_ray(ray, address)
         self._task = ray.remote(num_cpus=1, max_retries=_RETRIES)(_call_pickled)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
@@ -300,6 +368,32 @@ class RayExecutor(Executor):
         if self._temp_dir is not None:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
             self._temp_dir = None
+
+
+def _join_ray(ray: Any, address: str) -> None:
+    """``ray.init`` of the cluster at ``address`` ("HOST:PORT", "ray://HOST:PORT" or
+    "auto"), refused in one line when nothing answers there: Ray itself would wait for
+    minutes, then fail with a long trace."""
+    if address != "auto":
+        host, _, port = address.removeprefix("ray://").rpartition(":")
+        if not host or not port.isdigit():
+            raise InvalidOptionError(f"Ray address {excerpt(address)}: give HOST:PORT (e.g. "
+                                     "10.0.0.5:6379), ray://HOST:PORT or auto")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=5):
+                pass
+        except (OSError, OverflowError) as err:
+            reason = os_reason(err) if isinstance(err, OSError) else "no such port"
+            raise InvalidOptionError(
+                f"Ray address {address}: nothing answers there ({reason}); start the cluster "
+                "(ray start --head) or leave the address out to use a local Ray instance"
+            ) from None
+    try:
+        ray.init(address=address, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InvalidOptionError(f"Ray address {address}: no Ray cluster could be joined "
+                                 f"there ({first})") from None
 
 
 def _call_pickled(fn: Callable[..., Any], payload: bytes) -> Any:

@@ -51,7 +51,7 @@ from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY
 from boardzoo.envs.go import Go
 from boardzoo.envs.go_board import KO_RULES, MAX_MOVES, MAX_SIZE, grid, is_eye, to_point
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
-from boardzoo.errors import BoardzooError, InvalidOptionError
+from boardzoo.errors import BoardzooError, InvalidOptionError, excerpt
 from boardzoo.knowledge.go import ownership_estimate_kernel
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import ClockView, GameClock, TimeControl, call_act
@@ -190,7 +190,7 @@ class GoGtpEngine:
         handler = self._handlers.get(name)
         try:
             if handler is None:
-                raise GtpFailure(f"unknown command: {name!r} (list_commands lists them)")
+                raise GtpFailure(f"unknown command: {excerpt(name)} (list_commands lists them)")
             result = handler(args)
         except GtpFailure as err:
             return f"?{ident} {err}\n\n"
@@ -364,7 +364,7 @@ class GoGtpEngine:
     def _colour(self, text: str) -> int:
         seat = COLOURS.get(text.lower())
         if seat is None:
-            raise GtpFailure(f"syntax error: {text!r} is not a colour (black, white, b, w)")
+            raise GtpFailure(f"syntax error: {excerpt(text)} is not a colour (black, white, b, w)")
         return seat
 
     def _action(self, text: str) -> int:
@@ -422,7 +422,7 @@ class GoGtpEngine:
             action = self._best_other(search, seat, pass_action)
         targets = self._cleanup_targets(seat) if cleanup else []
         if targets and action not in targets:
-            visits = search.visits if search is not None else np.zeros(pass_action + 1)
+            visits = _root_visits(search, pass_action + 1)
             action = max(targets, key=lambda a: visits[a])  # ties: the first target
         return action
 
@@ -456,11 +456,10 @@ class GoGtpEngine:
 
     def _best_other(self, search: Any, seat: int, pass_action: int) -> int:
         """The most visited searched move that fills no own eye, else a pass."""
-        if search is None:
-            return pass_action
-        for action in np.argsort(-search.visits, kind="stable"):
+        visits = _root_visits(search, pass_action + 1)
+        for action in np.argsort(-visits, kind="stable"):
             action = int(action)
-            if search.visits[action] <= 0:
+            if visits[action] <= 0:
                 break
             if action == pass_action or not self._fills_own_eye(seat, action):
                 return action
@@ -732,9 +731,9 @@ def _integer(text: str, usage: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise GtpFailure(f"syntax error: {text!r} is not an integer ({usage})") from None
+        raise GtpFailure(f"syntax error: {excerpt(text)} is not an integer ({usage})") from None
     if value < 0:
-        raise GtpFailure(f"syntax error: {text!r} is negative ({usage})")
+        raise GtpFailure(f"syntax error: {excerpt(text)} is negative ({usage})")
     return value
 
 
@@ -742,9 +741,11 @@ def _seconds(text: str, usage: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise GtpFailure(f"syntax error: {text!r} is not a number of seconds ({usage})") from None
+        raise GtpFailure(
+            f"syntax error: {excerpt(text)} is not a number of seconds ({usage})") from None
     if not 0 <= value < float("inf"):
-        raise GtpFailure(f"syntax error: {text!r} is not a number of seconds >= 0 ({usage})")
+        raise GtpFailure(
+            f"syntax error: {excerpt(text)} is not a number of seconds >= 0 ({usage})")
     return value
 
 
@@ -851,3 +852,10 @@ def serve(engine: GoGtpEngine, stdin: IO[str] | None = None, stdout: IO[str] | N
         if reply is not None:
             stdout.write(reply)
             stdout.flush()
+
+
+def _root_visits(search: Any, num_actions: int) -> np.ndarray:
+    """The last search's visits per action (zeros when it has none: no search yet, or an
+    engine that does not count visits)."""
+    visits = getattr(search, "visits", None)
+    return np.zeros(num_actions) if visits is None else visits

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 
-__all__ = ["check_options", "did_you_mean", "split_assignment"]
+__all__ = ["check_options", "did_you_mean", "split_assignment", "unique_assignments"]
 
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 _UNCHECKED = object()  # a hint this module does not understand: any value passes
@@ -33,8 +33,22 @@ def split_assignment(text: str) -> tuple[str, str]:
     """``"key=value"`` -> ``("key", "value")``, or InvalidOptionError."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip().isidentifier():
-        raise InvalidOptionError(f"{text!r}: an option looks like key=value, e.g. board_size=9")
+        raise InvalidOptionError(
+            f"{excerpt(text)}: an option looks like key=value, e.g. board_size=9")
     return key.strip(), value.strip()
+
+
+def unique_assignments(pairs: list[tuple[str, str]], what: str) -> dict[str, str]:
+    """``(key, value)`` pairs as a dict; InvalidOptionError naming ``what`` if a key comes
+    twice (``simulations=50,simulations=60``: which one was meant cannot be guessed)."""
+    options: dict[str, str] = {}
+    for key, value in pairs:
+        if key in options:
+            raise InvalidOptionError(
+                f"{what} sets {key} twice ({key}={excerpt(options[key], 20)} and "
+                f"{key}={excerpt(value, 20)}); give each option once")
+        options[key] = value
+    return options
 
 
 def check_options(
@@ -64,7 +78,7 @@ def check_options(
             value = _from_text(value, hint, name, what)
         if not _matches(value, hint):
             raise InvalidOptionError(
-                f"{what}: {name}={value!r} is not allowed: expected {_describe(hint)}"
+                f"{what}: {name}={excerpt(value)} is not allowed: expected {_describe(hint)}"
             )
         checked[name] = value
     return checked
@@ -161,7 +175,7 @@ def _from_text(text: str, hint: Any, name: str, what: str) -> Any:
         if converted is not _UNCHECKED:
             return converted
     raise InvalidOptionError(
-        f"{what}: {name}={text!r} is not allowed: expected {_describe(hint)}"
+        f"{what}: {name}={excerpt(text)} is not allowed: expected {_describe(hint)}"
         + (" (true/false/1/0)" if bool in members else "")
     )
 

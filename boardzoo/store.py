@@ -121,7 +121,10 @@ class ResultsStore:
         if tables:
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check}")
+                problems = [line.strip() for line in check.splitlines() if line.strip()
+                            and not line.startswith("***")] or ["unknown"]
+                more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+                raise sqlite3.DatabaseError(f"integrity check failed: {problems[0]}{more}")
         if not self.read_only:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
@@ -151,10 +154,14 @@ class ResultsStore:
             raise StoreError(f"results store {self.path}: {err}") from None
         try:
             yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
+            self._db.execute("COMMIT")
+        except BaseException as err:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            if isinstance(err, sqlite3.Error):  # e.g. a full disk: nothing stored is lost
+                raise StoreError(f"results store {self.path}: {err}; every game stored before "
+                                 "is kept: fix that and rerun to go on") from None
             raise
-        self._db.execute("COMMIT")
 
     def close(self) -> None:
         """Give back this process's open claims and close the file."""
@@ -182,14 +189,27 @@ class ResultsStore:
     def matches(self) -> list[tuple[int, dict[str, Any]]]:
         """Every match as (id, definition), in the order they were created."""
         rows = self._db.execute("SELECT id, definition FROM matches ORDER BY id")
-        return [(match_id, json.loads(text)) for match_id, text in rows]
+        return [(match_id, self._object(text, f"match {match_id}")) for match_id, text in rows]
 
     # ------------------------------------------------------------------------- games
     def records(self, match_id: int) -> dict[str, dict[str, Any]]:
         """The stored games of a match: game id -> record."""
         rows = self._db.execute("SELECT game_id, record FROM games WHERE match_id = ?",
                                 (match_id,))
-        return {game_id: json.loads(text) for game_id, text in rows}
+        return {game_id: self._object(text, f"game {game_id!r} of match {match_id}")
+                for game_id, text in rows}
+
+    def _object(self, text: Any, what: str) -> dict[str, Any]:
+        """The JSON object stored as ``what``; StoreError if it is not one (a damaged row)."""
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, RecursionError, TypeError):
+            value = None
+        if not isinstance(value, dict):
+            raise StoreError(f"results store {self.path}: {what} is damaged (not a JSON "
+                             "object); the store was left as it is: delete that row or use "
+                             "another store")
+        return value
 
     def count(self, match_id: int) -> int:
         return self._db.execute("SELECT COUNT(*) FROM games WHERE match_id = ?",
@@ -320,7 +340,7 @@ class StoreSink:
         ).fetchone()
         if row is None:
             raise KeyError(game_id)
-        return json.loads(row[0])
+        return self.store._object(row[0], f"game {game_id!r}")
 
     def game_ids(self) -> set[str]:
         """The ids of every game stored so far (by any process)."""

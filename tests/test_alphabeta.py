@@ -16,7 +16,9 @@ import pytest
 from numba import njit
 
 from boardzoo.agents import AGENTS, AlphaBetaAgent, make_agent
-from boardzoo.agents.alphabeta import SearchResult, _state_key
+from boardzoo.agents.alphabeta import _state_key
+from boardzoo.agents.move import SearchResult
+from boardzoo.analysis import HEURISTIC
 from boardzoo.envs import connect_four_v0, gomoku_v0, nim_v0, othello_v0, tictactoe_v0
 from boardzoo.envs.gomoku import Gomoku
 from boardzoo.envs.tictactoe import TicTacToe
@@ -224,7 +226,7 @@ def test_registered_and_default_time_limit():
     agent = make_agent("alphabeta:depth=3", seed=1)
     assert isinstance(agent, AlphaBetaAgent) and agent.depth == 3
     assert AlphaBetaAgent().time_limit == 1.0
-    result = SearchResult(0, 0.0, False, 1, 10, 0.5, [0])
+    result = SearchResult(0, 0.0, HEURISTIC, False, None, 1, 10, 0.5, [0], "alphabeta")
     assert result.nodes_per_second == 20
 
 
@@ -258,12 +260,10 @@ def _minimax(game, state, depth, evaluate, ply=0):
 
 @pytest.mark.parametrize("make", [othello_v0.env, connect_four_v0.env])
 def test_alphabeta_value_equals_plain_minimax(make):
-    from boardzoo.knowledge import knowledge_for
-
     rng = np.random.default_rng(1)
     env = make()
     game = env.unwrapped.game
-    evaluate = knowledge_for(game.name).evaluate_kernel
+    evaluate = game.knowledge.evaluate_kernel
     for _ in range(12):
         env.reset()
         for _ply in range(int(rng.integers(0, 12))):

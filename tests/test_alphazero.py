@@ -221,7 +221,7 @@ def test_virtual_loss_batches_leaves_and_still_finds_the_win():
                       solver=False)
     result = agent.search(env)
     assert result.action in (2, 6)
-    assert result.simulations == 400 and result.visits.sum() == 399
+    assert result.nodes == 400 and result.visits.sum() == 399
     env.reset()
     quiet = UniformEvaluator()
     agent = MCTSAgent(simulations=400, evaluator=quiet, batch_size=16, exact_solver=False)
@@ -232,7 +232,7 @@ def test_virtual_loss_batches_leaves_and_still_finds_the_win():
 
 def test_an_evaluator_means_puct_and_no_exact_solver_for_alphazero():
     game = make_game("connect_four")
-    assert MCTSAgent(evaluator=UniformEvaluator()).settings_for("connect_four").selection == "puct"
+    assert MCTSAgent(evaluator=UniformEvaluator()).config_for(game).selection == "puct"
     env = connect_four_v0.env()
     rng = np.random.default_rng(4)
     moves = []
@@ -244,9 +244,9 @@ def test_an_evaluator_means_puct_and_no_exact_solver_for_alphazero():
     env.reset(options={"moves": moves})
     agent = AlphaZeroAgent(small_net(game), game, simulations=30)
     result = agent.search(env)
-    assert result.simulations == 30 and result.visits.sum() > 0  # searched, not solved
+    assert result.nodes == 30 and result.visits.sum() > 0  # searched, not solved
     solved = AlphaZeroAgent(small_net(game), game, simulations=30, exact_solver=True)
-    assert solved.search(env).simulations == 0
+    assert solved.search(env).nodes == 0
 
 
 def test_an_evaluator_works_on_any_pettingzoo_env():
@@ -325,12 +325,12 @@ def test_gumbel_root_time_limit_and_policy_work_through_the_network():
     env = tictactoe_v0.env()
     env.reset(options={"position": "OO.XX...."})  # X to move: 5 wins, 2 blocks
     result = agent.search(env)
-    assert result.action == 5 and 0 < result.simulations <= 64
+    assert result.action == 5 and 0 < result.nodes <= 64
     assert result.policy.sum() == pytest.approx(1.0) and result.policy[5] == result.policy.max()
     timed = make_agent("alphazero:checkpoint=tictactoe,time_limit=0.2", seed=0)
     env.reset()
     searched = timed.search(env)
-    assert searched.simulations > 10 and searched.seconds < 2.0
+    assert searched.nodes > 10 and searched.seconds < 2.0
     policy = timed.policy(env)
     assert policy.shape == (9,) and policy.sum() == pytest.approx(1.0)
 

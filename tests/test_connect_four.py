@@ -138,7 +138,7 @@ def test_full_board_draw():
 def test_full_column_is_illegal():
     state = GAME.parse_position("444444")
     assert GAME.legal_actions(state) == [0, 1, 2, 4, 5, 6]
-    with pytest.raises(IllegalActionError, match="column 4 is full"):
+    with pytest.raises(IllegalActionError, match=r"action 3 \(column 4\) is full"):
         GAME.step(state, 3)
     with pytest.raises(InvalidPositionError, match="column 4, which is already full"):
         GAME.parse_position("4444444")

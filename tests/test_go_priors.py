@@ -11,7 +11,7 @@ import pytest
 
 from boardzoo.agents import MCTSAgent
 from boardzoo.agents.mcts.tree import ACTION, AMAF_N, AMAF_W
-from boardzoo.envs import make_env
+from boardzoo.envs import make_env, make_game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.knowledge import go as knowledge
 from tests.test_go_knowledge import position, sgf_of
@@ -143,10 +143,10 @@ def test_rave_prior_visits_start_each_child_at_its_heuristic_value():
 def test_go_searches_with_20_prior_visits_by_default_and_only_under_its_rave():
     """The game's recommendation (measured: 0.65 [0.54, 0.75] over 80 games against none)
     applies where RAVE is as recommended; other games and plain UCT on Go get none."""
-    assert MCTSAgent().settings_for("go").cfg.prior_visits == 20.0
-    assert MCTSAgent(prior_visits=5).settings_for("go").cfg.prior_visits == 5.0
-    assert MCTSAgent(rave=False).settings_for("go").cfg.prior_visits == 0.0
-    assert MCTSAgent().settings_for("othello").cfg.prior_visits == 0.0
+    assert MCTSAgent().config_for(make_game("go")).prior_visits == 20.0
+    assert MCTSAgent(prior_visits=5).config_for(make_game("go")).prior_visits == 5.0
+    assert MCTSAgent(rave=False).config_for(make_game("go")).prior_visits == 0.0
+    assert MCTSAgent().config_for(make_game("othello")).prior_visits == 0.0
 
 
 def test_prior_visits_must_be_a_count():

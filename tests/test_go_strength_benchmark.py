@@ -22,7 +22,7 @@ from benchmarks.go_strength import (
     tuned_agents,
 )
 from boardzoo.agents import MCTSAgent
-from boardzoo.agents.mcts.kernels import leaf_function
+from boardzoo.agents.mcts.kernels import leaf_value, search_tag
 from boardzoo.envs import make_env, make_game
 from boardzoo.envs.core import OUTCOME
 from boardzoo.gtp import find_gnugo
@@ -36,10 +36,7 @@ needs_gnugo = pytest.mark.skipif(find_gnugo() is None,
 
 def resolved(agent: MCTSAgent, option: str):
     """The setting the agent plays Go with ("auto" resolved by the game's defaults)."""
-    settings = agent.settings_for("go")
-    if option in settings._fields:
-        return getattr(settings, option)
-    return getattr(settings.cfg, option, getattr(agent, option, None))
+    return getattr(agent.config_for(make_game("go")), option)
 
 
 @pytest.mark.parametrize(("feature", "option", "value"), [
@@ -149,12 +146,12 @@ def test_the_search_s_playout_leaves_take_their_value_from_the_game_s_value_kern
     margin-shaded value for GoWithScore, the bare result for Go)."""
     for game, shaded in ((GoWithScore(board_size=5), True), (make_game("go", board_size=5),
                                                              False)):
-        leaf = leaf_function(game, "heuristic", None, rave)
+        tag = search_tag(game, "heuristic", None, rave, uses_priors=False)
         trace = np.empty(3 * 25 + 2, np.int64)
         values, results = [], []
         for seed in range(5):
             state = game.initial_state()
-            value, _ = leaf(state, make_rng(seed), trace)
+            value, _ = leaf_value(tag, state, make_rng(seed), trace)
             results.append(1.0 if state[OUTCOME] == 1 else -1.0)
             expected = (knowledge.score_playout_value(state, state[OUTCOME]) if shaded
                         else results[-1])
@@ -174,7 +171,7 @@ def test_the_default_agent_searches_one_tree_per_core_its_games_share(monkeypatc
     monkeypatch.setattr(go_strength, "available_cores", lambda: 64)
     assert default_go_agent(1.0) == "mcts:threads=8,time_limit=1.0"
     tried, default = tuned_agents("c=0.2", 0.25, seed=3, workers=2)
-    assert tried.threads == default.threads == 8 and tried.c == 0.2
+    assert tried.threads == default.threads == 8 and tried.options["c"] == 0.2
     with_it, without = feature_agents("rave", 0.25, seed=3, workers=16)
     assert with_it.threads == without.threads == 4
 

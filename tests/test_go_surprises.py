@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from benchmarks.go_surprises import game_surprise, reply_rank, surprise
-from boardzoo.agents.mcts.agent import SearchResult
+from boardzoo.agents.move import SearchResult
+from boardzoo.analysis import MEAN
 
 
 def test_the_surprise_is_the_biggest_fall_before_the_game_counts_as_lost():
@@ -19,8 +20,9 @@ def test_the_surprise_is_the_biggest_fall_before_the_game_counts_as_lost():
 
 def result(visits: list[int], q: list[float]) -> SearchResult:
     visits_ = np.array(visits)
-    return SearchResult(int(np.argmax(visits_)), visits_, np.array(q), visits_ / visits_.sum(),
-                        visits_ / visits_.sum(), [], 0.0, None, int(visits_.sum()), 0.0)
+    return SearchResult(int(np.argmax(visits_)), 0.0, MEAN, False, None, 0, int(visits_.sum()),
+                        0.0, [], "mcts", visits=visits_, q=np.array(q),
+                        prior=visits_ / visits_.sum(), policy=visits_ / visits_.sum())
 
 
 def test_a_reply_is_ranked_by_visits_with_its_share_and_value():

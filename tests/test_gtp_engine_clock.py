@@ -256,7 +256,7 @@ def test_without_time_settings_each_move_gets_the_move_time():
     # move_time=None: the agent's own budget, no clock at all
     free = GoGtpEngine(board_size=5, agent="mcts:simulations=50", move_time=None, seed=0)
     free.handle("genmove b")
-    assert free.last_clock is None and free.agent.last_search.simulations == 50
+    assert free.last_clock is None and free.agent.last_search.nodes == 50
     with pytest.raises(InvalidOptionError, match="move_time"):
         GoGtpEngine(board_size=5, move_time=0)
 

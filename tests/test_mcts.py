@@ -21,12 +21,13 @@ from boardzoo.agents.mcts.rules import (
     select_child,
     visit_policy,
 )
+from boardzoo.agents.mcts.summary import summarize
 from boardzoo.agents.mcts.tree import ACTION, DEPTH, LOSS, PROVEN, VISITS, WIN, Tree
 from boardzoo.arena import play_game
-from boardzoo.envs import make_env
+from boardzoo.envs import make_env, make_game
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge import knowledge_for
 from boardzoo.rng import make_rng
+from boardzoo.wrappers.model import EnvModel
 
 DATA = Path(__file__).parent / "data"
 VALUES = (0.8, 0.4, 0.1)  # arms A, B, C
@@ -124,7 +125,7 @@ def test_solver_proves_nim_15_and_plays_the_shortest_win():
     agent = MCTSAgent(simulations=100_000, selection="uct", solver=True, reuse_tree=False, seed=0)
     result = agent.search(env)
     assert result.proven == "win" and result.action == 2
-    assert result.simulations < 100_000  # a proven root stops the search
+    assert result.nodes < 100_000  # a proven root stops the search
 
 
 def test_sign_convention_picks_the_win_not_the_loss():
@@ -148,26 +149,17 @@ def test_solver_plays_the_shortest_win():
 def test_solver_choice_prefers_short_wins_and_long_losses():
     """On a hand-built root: among proven wins the shortest, among proven losses the longest."""
     agent = MCTSAgent(simulations=10)
-    ints = agent.tree.ints
-    expand(
-        ints,
-        agent.tree.floats,
-        agent.tree.meta,
-        0,
-        0,
-        np.ones(3, bool),
-        np.full(3, 1 / 3), np.zeros(3),
-        False,
-        0.0,
-        make_rng(0),
-    )
-    children = [1, 2, 3]
+    tree = Tree(16)
+    ints = tree.ints
+    expand(ints, tree.floats, tree.meta, 0, 0, np.ones(3, bool), np.full(3, 1 / 3),
+           np.zeros(3), False, 0.0, make_rng(0))
+    children = [1, 2, 3]  # actions 0, 1, 2
     ints[children, PROVEN] = LOSS
     ints[children, DEPTH] = [1, 5, 3]
-    assert agent._choose(children, None) == 2
+    assert agent._choose(summarize(tree, 3, solver=True), True, None) == 1
     ints[children, PROVEN] = [WIN, LOSS, WIN]
     ints[children, DEPTH] = [3, 0, 1]
-    assert agent._choose(children, None) == 3
+    assert agent._choose(summarize(tree, 3, solver=True), True, None) == 2
     path = np.array([0, 3], np.int64)
     propagate_proof(ints, path, 2)
     assert ints[0, PROVEN] == LOSS and ints[0, DEPTH] == 2  # a loss for the root's mover
@@ -181,11 +173,11 @@ def test_tree_is_reused_after_our_move_and_the_reply():
     env.step(first.action)
     reply = first.pv[1]
     env.step(reply)
-    kept_visits = _subtree_visits(agent, first.action, reply)
+    kept_visits = _subtree_visits(agent, env, first.action, reply)
     second = agent.search(env)
-    assert kept_visits > 0 and second.simulations == 2000  # the budget counts new ones only
+    assert kept_visits > 0 and second.nodes == 2000  # the budget counts new ones only
     # the root's visits are the kept subtree's plus every new simulation
-    assert second.visits.sum() == kept_visits + second.simulations
+    assert second.visits.sum() == kept_visits + second.nodes
 
 
 def test_a_subtree_too_big_to_copy_in_the_time_left_is_dropped(monkeypatch):
@@ -201,18 +193,18 @@ def test_a_subtree_too_big_to_copy_in_the_time_left_is_dropped(monkeypatch):
     first = agent.search(env)
     env.step(first.action)
     env.step(first.pv[1])
-    kept = _subtree_visits(agent, first.action, first.pv[1])
+    kept = _subtree_visits(agent, env, first.action, first.pv[1])
     # each node now "costs" 1 s to copy: no clock can pay for the subtree
     monkeypatch.setattr(reuse, "REROOT_SECONDS_PER_NODE", 1.0)
     second = agent.search(env, clock=ClockView(remaining=5.0, increment=0.1))
     # nothing kept: a new tree, whose first simulation expands the root and visits no child
-    assert kept > 0 and second.visits.sum() == second.simulations - 1
+    assert kept > 0 and second.visits.sum() == second.nodes - 1
     monkeypatch.setattr(reuse, "REROOT_SECONDS_PER_NODE", 1e-12)
     env.step(second.action)
     env.step(second.pv[1])
-    kept = _subtree_visits(agent, second.action, second.pv[1])
+    kept = _subtree_visits(agent, env, second.action, second.pv[1])
     third = agent.search(env, clock=ClockView(remaining=5.0, increment=0.1))
-    assert kept > 0 and third.visits.sum() == kept + third.simulations  # cheap: kept
+    assert kept > 0 and third.visits.sum() == kept + third.nodes  # cheap: kept
 
 
 @pytest.mark.parametrize("watched", [False, True])
@@ -226,14 +218,15 @@ def test_a_search_that_fills_its_tree_stops_there_and_plays(watched):
     agent = MCTSAgent(time_limit=600, max_nodes=4096, exact_solver=False, seed=0)
     progress = [] if watched else None
     result = agent.search(env, on_progress=progress.append if watched else None)
-    assert agent.tree.capacity <= 4096 and agent.tree.size <= 4096
-    assert 500 < result.simulations < 4096 and result.seconds < 60
+    tree = _tree(agent, env)
+    assert tree.capacity <= 4096 and tree.size <= 4096
+    assert 500 < result.nodes < 4096 and result.seconds < 60
     assert env.unwrapped.legal_mask()[result.action]
     # the next move reuses the full subtree and still plays, within the cap
     env.step(result.action)
     env.step(result.pv[1])
     again = agent.search(env)
-    assert env.unwrapped.legal_mask()[again.action] and agent.tree.size <= 4096
+    assert env.unwrapped.legal_mask()[again.action] and _tree(agent, env).size <= 4096
 
 
 class _Uniform:
@@ -256,7 +249,7 @@ def test_a_network_guided_search_that_fills_its_tree_stops_there(game, options):
                       exact_solver=False, seed=0)
     result = agent.search(env)
     children = env.unwrapped.legal_mask().size
-    assert agent.tree.size <= 4096 and 4096 // (2 * children) < result.simulations < 4096
+    assert _tree(agent, env).size <= 4096 and 4096 // (2 * children) < result.nodes < 4096
     assert env.unwrapped.legal_mask()[result.action]
 
 
@@ -266,8 +259,13 @@ def test_max_nodes_must_leave_room_for_a_root(bad):
         MCTSAgent(max_nodes=bad)
 
 
-def _subtree_visits(agent: MCTSAgent, first_action: int, reply: int) -> int:
-    ints = agent.tree.ints
+def _tree(agent: MCTSAgent, env) -> Tree:
+    """The tree the agent's search of ``env``'s game keeps between moves."""
+    return agent.searcher(EnvModel(env)).tree
+
+
+def _subtree_visits(agent: MCTSAgent, env, first_action: int, reply: int) -> int:
+    ints = _tree(agent, env).ints
     for child in range(ints[0, 2], ints[0, 2] + ints[0, 3]):
         if ints[child, ACTION] == first_action:
             for grandchild in range(ints[child, 2], ints[child, 2] + ints[child, 3]):
@@ -281,7 +279,7 @@ def test_time_budget_is_respected_and_compile_time_not_charged():
     env.reset()
     result = MCTSAgent(time_limit=0.2, seed=0).search(env)
     assert 0.15 < result.seconds < 1.0
-    assert result.simulations > 50
+    assert result.nodes > 50
 
 
 def test_policy_and_root_statistics():
@@ -429,41 +427,41 @@ def test_implicit_minimax_backs_up_heuristic_values_by_negamax():
     assert floats[0, MINIMAX] == pytest.approx(-0.1)  # the root's mover is seat 1: -max(-0.5, 0.1)
 
 
+def _config(game: str, **options):
+    return MCTSAgent(**options).config_for(make_game(game))
+
+
 def test_auto_settings_apply_as_a_bundle():
-    declared = knowledge_for("othello").MCTS_DEFAULTS  # what the game's knowledge recommends
+    declared = make_game("othello").knowledge.search_defaults.recommended()  # the game's
     assert declared.keys() >= {"selection", "evaluator", "implicit_minimax"}
-    othello = MCTSAgent().settings_for("othello")
-    assert (othello.selection, othello.evaluator, othello.cfg.implicit_minimax) == (
+    othello = _config("othello")
+    assert (othello.selection, othello.evaluator, othello.implicit_minimax) == (
         declared["selection"], declared["evaluator"], declared["implicit_minimax"])
-    go = MCTSAgent().settings_for("go")
-    assert go.rollout == knowledge_for("go").MCTS_DEFAULTS["rollout"]
+    go = _config("go")
+    assert go.rollout == make_game("go").knowledge.search_defaults.rollout
     # Go's bundle also switches RAVE on, with its own c; either given overrides its part,
     # and RAVE switched off takes UCT's usual c again
-    assert (go.rave, go.c, go.cfg.rave) == (True, 0.1, True)
+    assert (go.rave, go.c, go.compiled().rave) == (True, 0.1, True)
     # and RAVE's weight fading sooner (rave_k 200) on every board; other games 1000; a
     # value given wins
-    def rave_k(game, **options):
-        return MCTSAgent(**options).settings_for(game).cfg.rave_k
-
-    assert [rave_k("go"), rave_k("othello", rave=True), rave_k("go", rave_k=500)] == [
-        200.0, 1000.0, 500.0]
+    assert [_config("go").rave_k, _config("othello", rave=True).rave_k,
+            _config("go", rave_k=500).rave_k] == [200.0, 1000.0, 500.0]
     agent = MCTSAgent(simulations=8, seed=0)
     for size in (13, 9):
-        agent.search(make_env("go", board_size=size))
-        assert agent.settings.cfg.rave_k == 200.0
+        env = make_env("go", board_size=size)
+        agent.search(env)
+        assert agent.config_for(env.unwrapped.game).rave_k == 200.0
     with pytest.raises(InvalidOptionError, match="rave_k=0; give 'auto' or a positive number"):
         MCTSAgent(rave_k=0)
-    assert (MCTSAgent(c=0.5).settings_for("go").c, MCTSAgent(c=0.5).settings_for("go").rave) == (
-        0.5, True)
-    assert (MCTSAgent(rave=False).settings_for("go").c, MCTSAgent().settings_for("othello").rave
-            ) == (1.0, False)
+    assert (_config("go", c=0.5).c, _config("go", c=0.5).rave) == (0.5, True)
+    assert (_config("go", rave=False).c, _config("othello").rave) == (1.0, False)
     # one setting given: the rest fall back to the plain choices, not the game's bundle
-    plain = MCTSAgent(selection="uct").settings_for("othello")
-    assert (plain.selection, plain.rollout, plain.evaluator, plain.cfg.implicit_minimax) == (
+    plain = _config("othello", selection="uct")
+    assert (plain.selection, plain.rollout, plain.evaluator, plain.implicit_minimax) == (
         "uct", "random", None, 0.0)
     with pytest.raises(InvalidOptionError, match="implicit_minimax"):
         MCTSAgent(implicit_minimax=2)
-    assert MCTSAgent(rollout="heuristic").settings_for("go").rave is False
+    assert _config("go", rollout="heuristic").rave is False
     with pytest.raises(InvalidOptionError, match="rave='yes'; use True, False or 'auto'"):
         MCTSAgent(rave="yes")
 

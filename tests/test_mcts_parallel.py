@@ -15,7 +15,7 @@ from boardzoo.agents.mcts.tree import ACTION, COUNT, FIRST, SIZE, VALUE, VISITS,
 from boardzoo.envs import make_env
 from boardzoo.errors import InvalidOptionError
 from boardzoo.testing import random_trajectory
-from boardzoo.wrappers.model import Evaluation
+from boardzoo.wrappers.model import EnvModel, Evaluation
 
 
 def tree_with_root_children(stats: dict[int, tuple[int, float]]) -> Tree:
@@ -66,10 +66,10 @@ def test_two_trees_add_their_simulations_to_one_root():
     env = go_position()
     agent = MCTSAgent(simulations=3000, threads=2, seed=0)
     result = agent.search(env)
-    assert result.simulations > 3000  # the helper ran beside the agent's own 3,000
-    assert result.visits.sum() == pytest.approx(result.simulations, abs=2)
+    assert result.nodes > 3000  # the helper ran beside the agent's own 3,000
+    assert result.visits.sum() == pytest.approx(result.nodes, abs=2)
     alone = MCTSAgent(simulations=3000, seed=0).search(env)
-    assert alone.simulations <= 3000 < result.simulations
+    assert alone.nodes <= 3000 < result.nodes
 
 
 def test_helper_trees_keep_the_subtree_of_the_reply_and_add_it_once():
@@ -77,20 +77,21 @@ def test_helper_trees_keep_the_subtree_of_the_reply_and_add_it_once():
     agent = MCTSAgent(simulations=3000, threads=2, seed=0)
     ours = agent.act(env)
     env.step(ours)
-    helper = agent._helpers.trees[0]
+    search = agent.searcher(EnvModel(env))
+    helper = search.helpers.trees[0]
     replies = [{int(tree.ints[child, ACTION]): child
                 for child in tree.children(fast.root_child_of_action(tree.ints, ours))}
-               for tree in (agent.tree, helper)]
+               for tree in (search.tree, helper)]
     reply = max(replies[0].keys() & replies[1].keys(),
                 key=lambda action: helper.ints[replies[1][action], VISITS])
     kept = [replies[0][reply], replies[1][reply]]
     env.step(reply)
     # what the two trees had searched below the reply joins the new search's root, once
     before = sum(tree.ints[list(tree.children(node)), VISITS].sum()
-                 for tree, node in zip((agent.tree, helper), kept, strict=True))
+                 for tree, node in zip((search.tree, helper), kept, strict=True))
     assert before > 0
     result = agent.search(env)
-    assert result.visits.sum() == pytest.approx(result.simulations + before, abs=2)
+    assert result.visits.sum() == pytest.approx(result.nodes + before, abs=2)
 
 
 def test_threads_find_the_capture_and_survive_pickling():

@@ -68,7 +68,7 @@ def test_agent_options_list_the_valid_ones_with_did_you_mean():
     with pytest.raises(InvalidOptionError, match=r"unknown agent 'mtcs' \(did you mean 'mcts'"):
         make_agent("mtcs")
     agent = make_agent("mcts:simulations=50,rave=false,c=1")
-    assert (agent.simulations, agent.rave, agent.c) == (50, False, 1.0)
+    assert (agent.simulations, agent.options["rave"], agent.options["c"]) == (50, False, 1.0)
     assert agent.spec["simulations"] == 50 and agent.spec["rave"] is False
 
 
@@ -82,8 +82,8 @@ def test_str_to_action_of_a_number_is_a_clear_error():
 def test_connect_four_says_the_column_is_full():
     env = connect_four_v0.env()
     env.reset(options={"position": "444444"})
-    with pytest.raises(IllegalActionError, match="^column 4 is full; legal actions: 1, 2, 3, 5, "
-                                                 "6, 7$"):
+    with pytest.raises(IllegalActionError, match=r"^action 3 \(column 4\) is full; legal actions: "
+                       r"0, 1, 2, 4, 5, 6 \(as moves: 1, 2, 3, 5, 6, 7\)$"):
         env.step(3)
 
 
@@ -93,14 +93,15 @@ def test_illegal_moves_on_big_boards_have_short_messages():
     with pytest.raises(IllegalActionError) as err:
         env.step(env.str_to_action("D4"))
     message = str(err.value)
-    assert message.startswith("D4 (action 288) is not legal here; legal actions: A19, B19")
-    assert message.endswith("(361 in all)") and len(message) < 200
+    assert message.startswith("D4 (action 288) is not legal here; legal actions: 0, 1, 2, ")
+    assert message.endswith("(361 in all) (as moves: A19, B19, C19, D19, E19, F19, G19, H19, "
+                            "J19, K19, L19, M19, ...)") and len(message) < 250
 
 
 # ------------------------------------------------------------------------ command line
 @pytest.mark.parametrize(("args", "words"), [
-    (["--games", "-1"], "--games -1: use an integer >= 1"),
-    (["--workers", "0"], "--workers 0: use an integer >= 1"),
+    (["--games", "-1"], "--games -1: use an integer in 1..10000"),
+    (["--workers", "0"], "--workers 0: use an integer in 1..256"),
     (["--option", "mizere=true"], "did you mean 'misere'"),
     (["--option", "misere=perhaps"], "misere='perhaps' is not allowed"),
     (["--agents", "random mcts:simulatons=5"], "did you mean 'simulations'"),
@@ -160,6 +161,6 @@ def test_equal_go_options_are_one_game():
 def test_quoted_text_options_are_unquoted():
     from boardzoo.agents import make_agent
 
-    assert make_agent("mcts:selection='puct'").requested["selection"] == "puct"
-    assert make_agent('mcts:selection="gumbel"').requested["selection"] == "gumbel"
-    assert make_agent("mcts:selection=puct").requested["selection"] == "puct"
+    assert make_agent("mcts:selection='puct'").options["selection"] == "puct"
+    assert make_agent('mcts:selection="gumbel"').options["selection"] == "gumbel"
+    assert make_agent("mcts:selection=puct").options["selection"] == "puct"

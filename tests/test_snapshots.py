@@ -23,16 +23,18 @@ from boardzoo.envs import connect_four, go, go_board, gomoku, make_env, nim, oth
 from boardzoo.envs.core import OUTCOME, PLY, TO_PLAY
 from boardzoo.errors import IncompatibleSnapshotError
 from boardzoo.testing import random_trajectory
-from tests.snapshot_fuzz import BASES_PER_GAME, DTYPES, FUZZ_GAMES, mutate, play_on
+from tests.snapshot_fuzz import (
+    BASES_PER_GAME,
+    DTYPES,
+    FUZZ_GAMES,
+    ChildCrashed,
+    mutate,
+    play_on,
+    random_cases,
+    run_in_child,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _run_child(code_or_module: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, *code_or_module], cwd=ROOT, capture_output=True, text=True,
-        timeout=timeout,
-    )
 
 
 # ----------------------------------------------------------------------------- fuzzing
@@ -44,37 +46,45 @@ MUTATION = st.one_of(
     st.tuples(st.just("dtype"), st.sampled_from(DTYPES)),
     st.tuples(st.just("selection")),
     st.tuples(st.just("terminations")),
+    st.tuples(st.just("relabel"), st.integers(0, len(FUZZ_GAMES) - 1)),
 )
 CASE = st.tuples(
     st.integers(0, len(FUZZ_GAMES) * BASES_PER_GAME - 1), st.lists(MUTATION, min_size=1, max_size=3)
 )
 
 
+def _check_results(cases, results) -> None:
+    odd = [(case, result) for case, result in zip(cases, results, strict=True) if result not in
+           ("rejected", "played")]
+    assert not odd, odd[:5]
+    assert "rejected" in results  # the damage is mostly refused ...
+
+
 # no shrinking: each example costs a child process, and the child names the failing case
 @settings(
-    max_examples=3,
+    max_examples=2,
     deadline=None,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(cases=st.lists(CASE, min_size=150, max_size=150))
-def test_damaged_snapshots_are_refused_or_play_on_in_a_child(cases, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("fuzz")
-    cases_path, results_path = folder / "cases.pkl", folder / "results.pkl"
-    cases_path.write_bytes(pickle.dumps(cases))
-    child = _run_child(["-m", "tests.snapshot_fuzz", str(cases_path), str(results_path)])
-    if child.returncode != 0:
-        crashed = int(results_path.with_suffix(".progress").read_text() or -1)
-        game = FUZZ_GAMES[cases[crashed][0] // BASES_PER_GAME]
-        pytest.fail(
-            f"child exited with {child.returncode} on case {crashed} ({game}, mutations "
-            f"{cases[crashed][1]}):\n{child.stderr[-2000:]}"
-        )
-    results = pickle.loads(results_path.read_bytes())
-    odd = [(case, result) for case, result in zip(cases, results, strict=True) if result not in
-           ("rejected", "played")]
-    assert not odd, odd[:5]
-    assert "rejected" in results  # the damage is mostly refused ...
+def test_damaged_snapshots_are_refused_or_play_on_in_a_child(cases):
+    try:
+        _check_results(cases, run_in_child(cases, timeout=300))
+    except ChildCrashed as crash:
+        pytest.fail(str(crash))
+
+
+def test_three_thousand_random_damaged_snapshots_are_refused_or_play_on():
+    """Byte flips, extreme values, other lengths and dtypes, bookkeeping and relabelled
+    games over every game's snapshots (``python -m benchmarks.snapshot_fuzz`` runs more)."""
+    cases = random_cases(seed=0, count=3000)
+    try:
+        results = run_in_child(cases, timeout=600)
+    except ChildCrashed as crash:
+        pytest.fail(str(crash))
+    _check_results(cases, results)
+    assert results.count("played") > 100  # ... and harmless changes still restore
 
 
 def test_fuzz_mutations_that_keep_the_state_are_restored_and_played():

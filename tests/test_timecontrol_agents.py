@@ -13,6 +13,7 @@ from boardzoo.arena import play_match, play_timed_game, tournament
 from boardzoo.envs import connect_four_v0
 from boardzoo.errors import InvalidOptionError
 from boardzoo.timecontrol import ClockView
+from boardzoo.wrappers.model import EnvModel
 
 
 def _connect_four(moves=(3, 3)):
@@ -62,7 +63,7 @@ def test_mcts_progress_and_stop():
     assert len(reports) == 3 and not any(r.final for r in reports)
     counts = [r.nodes for r in reports]
     assert counts == sorted(counts) and counts[0] > 0
-    assert result.simulations >= counts[-1] and result.simulations < 10**8
+    assert result.nodes >= counts[-1] and result.nodes < 10**8
     assert agent.last_analysis.final and agent.last_analysis.action == result.action
 
 
@@ -86,12 +87,12 @@ def test_pondering_keeps_the_tree_for_the_reply():
     env.step(agent.last_search.action)
     stop = threading.Event()
     pondered = agent.ponder(env, stop, simulations=3000)  # the opponent's position
-    assert pondered.nodes == 3000 and agent.tree.size > 3000
+    assert pondered.nodes == 3000 and agent.searcher(EnvModel(env)).tree.size > 3000
     reply = pondered.action
     kept = int(next(s.visits for s in pondered.moves if s.action == reply))
     env.step(reply)
     result = agent.search(env)
-    assert result.simulations == 2000
+    assert result.nodes == 2000
     assert result.visits.sum() >= kept + 2000 - 1  # the reply's subtree was reused
 
 
@@ -101,7 +102,7 @@ def test_a_pondered_position_searched_by_the_same_agent_keeps_its_tree():
     pondered = agent.ponder(env, threading.Event(), simulations=1500)
     assert pondered.nodes == 1500
     result = agent.search(env)
-    assert result.simulations == 500 and result.visits.sum() >= 1500 + 500 - 1
+    assert result.nodes == 500 and result.visits.sum() >= 1500 + 500 - 1
 
 
 class _Sleeper:

@@ -17,8 +17,8 @@ from boardzoo.agents.base import Agent, PolicyAgent, check_agent_plays
 from boardzoo.agents.mcts import MCTSAgent
 from boardzoo.agents.random import RandomAgent
 from boardzoo.agents.sb3 import SB3Agent
-from boardzoo.errors import InvalidOptionError
-from boardzoo.options import check_options, did_you_mean, split_assignment
+from boardzoo.errors import InvalidOptionError, excerpt, missing_extra
+from boardzoo.options import check_options, did_you_mean, split_assignment, unique_assignments
 
 __all__ = [
     "AGENTS",
@@ -49,8 +49,10 @@ AGENTS: dict[str, str] = {
 def __getattr__(name: str) -> Any:
     """``AlphaZeroAgent`` is imported on first use: it needs torch (the ``torch`` extra)."""
     if name == "AlphaZeroAgent":
-        from boardzoo.agents.alphazero import AlphaZeroAgent
-
+        try:
+            from boardzoo.agents.alphazero import AlphaZeroAgent
+        except ModuleNotFoundError as err:
+            raise missing_extra(err, "AlphaZeroAgent") or err from None
         return AlphaZeroAgent
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -62,16 +64,17 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     evaluated beyond literals.
     """
     name, _, rest = spec.strip().partition(":")
-    options: dict[str, Any] = {}
+    pairs = []
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")
         if not sep or not key.strip().isidentifier():
             raise InvalidOptionError(
-                f"agent spec {spec!r}: option {item!r} must look like key=value "
+                f"agent spec {excerpt(spec)}: option {excerpt(item)} must look like key=value "
                 '(e.g. "mcts:simulations=200,c=1.4")'
             )
-        options[key.strip()] = _literal(value.strip())
-    return name, options
+        pairs.append((key.strip(), value.strip()))
+    options = unique_assignments(pairs, f"agent spec {excerpt(spec)}")
+    return name, {key: _literal(value) for key, value in options.items()}
 
 
 def _split_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -79,7 +82,7 @@ def _split_spec(spec: str) -> tuple[str, dict[str, str]]:
     converted later by the agent's type hints."""
     name, _, rest = spec.strip().partition(":")
     pairs = [split_assignment(part) for part in rest.split(",") if part.strip()]
-    return name, dict(pairs)
+    return name, unique_assignments(pairs, f"agent spec {excerpt(spec)}")
 
 
 def _literal(text: str) -> Any:
@@ -99,14 +102,20 @@ def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
         name, options = _split_spec(spec)
     if name not in AGENTS:
         raise InvalidOptionError(
-            f"unknown agent {name!r}{did_you_mean(str(name), list(AGENTS))}; known agents: "
+            f"unknown agent {excerpt(name)}{did_you_mean(str(name), list(AGENTS))}; known agents: "
             f"{', '.join(AGENTS)}"
         )
     module, cls_name = AGENTS[name].split(":")
-    cls = getattr(importlib.import_module(module), cls_name)
+    try:
+        cls = getattr(importlib.import_module(module), cls_name)
+    except ModuleNotFoundError as err:
+        raise missing_extra(err, f"agent {name!r}") or err from None
     options = check_options(cls, options, f"agent {name!r}", from_text=isinstance(spec, str))
     if seed is not None and "seed" in inspect.signature(cls).parameters:
         options.setdefault("seed", seed)
+    chosen = options.get("seed")
+    if chosen is not None and (type(chosen) is not int or not 0 <= chosen < 2**63):
+        raise InvalidOptionError(f"agent {name!r}: seed={excerpt(chosen)}; use an integer >= 0")
     try:
         agent = cls(**options)
     except TypeError as err:

@@ -5,7 +5,7 @@
 the solver's reach, it runs a negamax alpha-beta search compiled with numba:
 
 * iterative deepening: depth 1, 2, ... until ``depth`` or ``time_limit``; the best move of
-  the last completed depth is played. The clock (:func:`boardzoo.clock.monotonic`) is read
+  the last completed depth is played. The clock (:func:`boardzoo.timecontrol.monotonic`) is read
   every 1,024 nodes and an unfinished depth is abandoned; depth 1 always completes.
 * principal-variation search (null windows after the first move) on integer scores;
 * a transposition table in preallocated numpy arrays (``2**tt_bits`` entries, always
@@ -25,9 +25,10 @@ the game's exact unit (Connect Four: Pons' score; Othello: final disc difference
 games: +1/0/-1). Otherwise the value is on the heuristic scale: in (-1, 1), or exactly +1/-1
 for a proven win/loss. Small games (tic-tac-toe, small Nim) are solved exactly this way.
 
-The search is compiled once per game and process, on the first search (a few seconds;
-it takes the game's kernels as arguments, so numba cannot cache it on disk), before the
-``time_limit`` clock starts (a game clock, which the arena runs, does charge it).
+The search is compiled once per game and cached on disk (its tag names the game,
+:mod:`boardzoo.envs.tags`); with a user's ``evaluator`` it is compiled once per process. Either
+happens on the first search, before the ``time_limit`` clock starts (a game clock, which the
+arena runs, does charge it).
 
 Clocks: ``act(env, clock=...)`` / ``search(env, clock=...)`` take a
 :class:`~boardzoo.timecontrol.ClockView`; the move gets a target and a maximum time
@@ -49,7 +50,6 @@ GIL) makes the search return the best move of the last completed iteration.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,17 +58,15 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
-from boardzoo.agents.base import SearchingAgent
-from boardzoo.agents.swindle import plan_swindle
-from boardzoo.analysis import EXACT, HEURISTIC, Analysis, MoveStat, ProgressFn, move_texts
-from boardzoo.clock import monotonic
+from boardzoo.agents.move import SearchingAgent, SearchResult, analysis_of, outcome_name
+from boardzoo.analysis import EXACT, HEURISTIC, ProgressFn
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
-from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.knowledge import GameKnowledge, solve_if_affordable
-from boardzoo.knowledge.base import load_solver, solver_horizon
+from boardzoo.envs.tags import apply, game_function, game_tag, legal_mask, tag_game, tag_variant
+from boardzoo.errors import InvalidOptionError
 from boardzoo.rng import scramble
-from boardzoo.timecontrol import ClockView, SearchDeadlines
+from boardzoo.timecontrol import SearchDeadlines, monotonic
 from boardzoo.wrappers.model import EnvModel
 
 __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
@@ -101,31 +99,6 @@ _STATS = 7
 _STOP_POLL = 0.02
 _CHECK_EVERY = 1023  # read the clock when nodes & _CHECK_EVERY == 0
 _TT_MOVE, _KILLER = 1 << 58, 1 << 56
-
-
-class SearchResult(NamedTuple):
-    """What :meth:`AlphaBetaAgent.search` found.
-
-    ``value`` is from the side to move's view: in the game's exact unit when ``exact``
-    (Connect Four: Pons' score, Othello: final disc difference, others +1/0/-1), otherwise
-    on the heuristic scale (-1, 1), with exactly +1/-1 for a proven win/loss. ``depth`` is
-    the last completed iteration (0 for an exact solver's answer), ``pv`` the principal
-    variation (actions from the root; just the move for a solver's answer). ``nodes`` are
-    the alpha-beta nodes (or the solver's); ``seconds`` also covers a solver attempt that
-    gave up, and never compilation.
-    """
-
-    action: int
-    value: float
-    exact: bool
-    depth: int
-    nodes: int
-    seconds: float
-    pv: list[int]
-
-    @property
-    def nodes_per_second(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
 class _Table(NamedTuple):
@@ -310,11 +283,7 @@ def _extend_pv(work, ply, move):
 
 @njit
 def _negamax(
-    legal_fn,
-    apply_fn,
-    key_fn,
-    evaluate_fn,
-    value_fn,
+    tag,
     table,
     work,
     ply,
@@ -332,16 +301,16 @@ def _negamax(
         return 0
     state = work.states[ply]
     if state[OUTCOME] != ONGOING:
-        return _terminal_score(value_fn(state), ply)
+        return _terminal_score(exact_value(tag, state), ply)
     if depth <= 0:
         stats[_HORIZON] += 1
-        return _heuristic_score(evaluate_fn(state))
-    key = key_fn(state)
+        return _heuristic_score(heuristic_value(tag, state))
+    key = position_key(tag, state)
     slot, table_move, settled, score = _lookup(table, stats, key, ply, depth, alpha, beta)
     if settled:
         return score
     horizon_before = stats[_HORIZON]
-    legal_fn(state, work.masks[ply])
+    legal_mask(tag, state, work.masks[ply])
     if ply == 0:
         work.masks[0] &= work.root_moves  # a swindle searches only some of the root's moves
     count = _order_moves(work, ply, table_move)
@@ -350,16 +319,12 @@ def _negamax(
     for i in range(count):
         move = work.moves[ply, i]
         child[:] = state
-        apply_fn(child, move)
+        apply(tag, child, move)
         null_window = i > 0  # principal-variation search: prove later moves no better
         while True:
             high = alpha + 1 if null_window else beta
             score = -_negamax(
-                legal_fn,
-                apply_fn,
-                key_fn,
-                evaluate_fn,
-                value_fn,
+                tag,
                 table,
                 work,
                 ply + 1,
@@ -399,19 +364,15 @@ def _negamax(
     return best
 
 
-@njit(nogil=True)
-def _iterate(legal_fn, apply_fn, key_fn, evaluate_fn, value_fn, table, work, depth, deadline):
+@game_function("the alpha-beta search", nogil=True)
+def _iterate(tag, table, work, depth, deadline):
     """One iteration from the root (``work.states[0]``) to ``depth``; its score, with
     ``stats`` holding nodes, horizon evaluations, the abort flag and the root move."""
     work.stats[_HORIZON] = 0
     work.stats[_ABORTED] = 0
     root, infinity = np.int64(0), np.int64(INFINITY)  # typed, not literal: one specialisation
     return _negamax(
-        legal_fn,
-        apply_fn,
-        key_fn,
-        evaluate_fn,
-        value_fn,
+        tag,
         table,
         work,
         root,
@@ -463,160 +424,55 @@ class AlphaBetaAgent(SearchingAgent):
             self.time_limit = DEFAULT_TIME_LIMIT
         self.evaluator = evaluator
         self.tt_bits = int(tt_bits)
-        self.solver = bool(solver)
+        self.exact_solver = bool(solver)
         self.swindle = bool(swindle)
         self._table: _Table | None = None
         self._stamp = 0
-        self.last_analysis: Analysis | None = None
+        self._compiled: set[type] = set()  # the tags whose search is compiled here
         self.reseed(seed)
 
     def reseed(self, seed: int | None) -> None:
         """Restart the tie-breaking random stream (the arena does this before every game)."""
         self.rng = np.random.default_rng(seed)
 
-    def prepare(self, env: Any) -> None:
-        """Compile the search for ``env``'s game, so that no clock pays for it (the arena
-        calls this before a timed game)."""
-        model = EnvModel(env)
-        state = model.root()
-        if not model.is_terminal(state):
-            kernels = _search_kernels(model, _game_of(model).knowledge, self.evaluator)
-            stream = self.rng.bit_generator.state  # the tie-break stream is left as it was
-            work = self._workspace(state, model.num_actions)
-            self.rng.bit_generator.state = stream
-            _iterate(*kernels, self._transposition_table(), work, 0, np.inf)
-            if self.solver:
-                load_solver(_game_of(model).knowledge, state)
+    # ------------------------------------------------------------ the engine's part
+    def _clock_cap(self) -> float | None:
+        """A clock replaces the default time per move; an explicit one caps it."""
+        return None if self._default_budget else self.time_limit
 
-    def search(
-        self,
-        env: Any,
-        clock: ClockView | None = None,
-        on_progress: ProgressFn | None = None,
-        stop: threading.Event | None = None,
-    ) -> SearchResult:
-        """Search the position of ``env`` (a boardzoo env at a non-final position).
+    def _check_model(self, model: EnvModel) -> None:
+        _game_of(model)
 
-        ``clock``: the agent's clock; the move's time then comes from it (capped by an
-        explicit ``time_limit`` or ``depth``), and compilation is charged to it.
-        ``on_progress(analysis)``: called after each completed iteration; ``stop``: return
-        the last completed iteration's move as soon as it is set. The result is also kept,
-        as an :class:`Analysis`, in ``last_analysis``.
+    def _prepare(self, model: EnvModel, root: np.ndarray) -> None:
+        """Compile the search for the game (a depth-0 iteration), leaving the tie-break
+        stream as it was."""
+        tag = self._tag(model)
+        if type(tag) in self._compiled:
+            return
+        self._compiled.add(type(tag))
+        stream = self.rng.bit_generator.state
+        work = self._workspace(root, model.num_actions)
+        self.rng.bit_generator.state = stream
+        _iterate(tag, self._transposition_table(), work, 0, np.inf)
 
-        Raises InvalidOptionError for an env that is not a boardzoo env and GameOverError
-        when the game is already over.
-        """
-        entered = monotonic()
-        model = EnvModel(env)
-        game = _game_of(model)
-        state = model.root()
-        if model.is_terminal(state):
-            raise GameOverError(
-                f"AlphaBetaAgent cannot move: the {game.name} game is already over"
-            )
-        knowledge = game.knowledge
-        cap = None if self._default_budget else self.time_limit  # a clock replaces the default
-        horizon = solver_horizon(knowledge, state) if self.solver else None
-        deadlines = None if clock is None else SearchDeadlines.for_move(entered, clock, game,
-                                                                         state, cap, horizon)
-        legal = np.flatnonzero(model.legal_mask(state))
-        if deadlines is not None and legal.size == 1:
-            forced = SearchResult(int(legal[0]), 0.0, False, 0, 0, 0.0, [int(legal[0])])
-            return self._finish(model, forced)
-        started = monotonic()
-        budget = self._solver_budget(deadlines)
-        solved = self._try_solver(knowledge, state, started, budget)
-        if solved is not None and clock is not None and self.swindle:
-            solved = self._swindle(model, state, solved, entered, clock, cap, on_progress,
-                                   stop)
-        if solved is not None:
-            return self._finish(model, solved)
-        spent = monotonic() - started  # a failed solve used its share (and maybe compiled)
-        if budget is not None and deadlines is None:
-            spent = min(spent, budget)
-        result = self._alphabeta(model, knowledge, state, spent, deadlines, on_progress, stop)
-        return self._finish(model, result)
-
-    # ------------------------------------------------------------------ internals
-    def _solver_budget(self, deadlines: SearchDeadlines | None) -> float | None:
-        """Seconds an exact solver attempt may take: its share of the move's time, under a
-        clock of the move's maximum (an exact answer is worth the stretch); None without a
-        time limit (the solver's own budget)."""
-        if deadlines is not None:
-            return max(0.0, deadlines.maximum - monotonic()) * SOLVER_SHARE
-        return None if self.time_limit is None else self.time_limit * SOLVER_SHARE
-
-    def _swindle(self, model: EnvModel, state: np.ndarray, solved: SearchResult,
-                 entered: float, clock: ClockView, cap: float | None,
-                 on_progress: ProgressFn | None, stop: threading.Event | None) -> SearchResult:
-        """A proven draw or loss on a clock: alpha-beta among the moves that keep the outcome,
-        for the move's share of every move left (the solver saves none of them now; counted
-        under perfect play where the game knows how); the solver's exact value is kept.
-        ``solved`` itself when there is nothing to choose."""
-        game = _game_of(model)
-        swindle = plan_swindle(game, state, int(solved.value), solved.action, entered, clock,
-                               cap)
-        if swindle is None:
-            return solved
-        result = self._alphabeta(model, game.knowledge, state, 0.0, swindle.deadlines,
-                                 on_progress, stop, root_moves=swindle.moves)
-        return result._replace(value=solved.value, exact=True, nodes=result.nodes + solved.nodes,
-                               seconds=monotonic() - entered)
-
-    def _finish(self, model: EnvModel, result: SearchResult) -> SearchResult:
-        self.last_analysis = _analysis(model, result, final=True)
-        return result
-
-    def _try_solver(
-        self,
-        knowledge: GameKnowledge | None,
-        state: np.ndarray,
-        started: float,
-        budget: float | None,
-    ) -> SearchResult | None:
-        """The game knowledge's exact solution as a result, or None."""
-        if not self.solver:
-            return None
-        solution = solve_if_affordable(knowledge, state, budget)
-        if solution is None:
-            return None
-        seconds = monotonic() - started
-        return SearchResult(
-            int(solution.action),
-            int(solution.value),
-            True,
-            0,
-            int(solution.nodes),
-            seconds,
-            [int(solution.action)],
-        )
-
-    def _alphabeta(
+    def _search(
         self,
         model: EnvModel,
-        knowledge: GameKnowledge | None,
         state: np.ndarray,
-        spent: float,
-        deadlines: SearchDeadlines | None = None,
+        deadlines: SearchDeadlines,
         on_progress: ProgressFn | None = None,
         stop: threading.Event | None = None,
         root_moves: list[int] | None = None,
     ) -> SearchResult:
-        """Iterative deepening until the depth, the time (the clock's ``deadlines``, or
-        ``time_limit`` less ``spent`` seconds already used by a solver), ``stop`` or an
-        exact result is reached; over ``root_moves`` only at the root when given."""
-        kernels = _search_kernels(model, knowledge, self.evaluator)
+        """Iterative deepening until the depth, the ``deadlines``, ``stop`` or an exact
+        result is reached; over ``root_moves`` only at the root when given."""
+        tag = self._tag(model)
         work = self._workspace(state, model.num_actions)
         if root_moves is not None:
             work.root_moves[:] = False
             work.root_moves[root_moves] = True
         table = self._transposition_table()
-        _iterate(*kernels, table, work, 0, np.inf)  # compiles on first use, outside time_limit
-        work.stats[_NODES] = 0
         started = monotonic()
-        if deadlines is None:
-            deadlines = (SearchDeadlines.none() if self.time_limit is None
-                         else SearchDeadlines.fixed(started - spent, self.time_limit))
         max_depth = MAX_DEPTH if self.depth is None else self.depth
         best: tuple = ()
         nodes, durations = 0, []
@@ -624,7 +480,7 @@ class AlphaBetaAgent(SearchingAgent):
             for depth in range(1, max_depth + 1):
                 work.stats[_ABORTABLE] = depth > 1
                 began = monotonic()
-                score = _iterate(*kernels, table, work, depth, deadlines.maximum)
+                score = _iterate(tag, table, work, depth, deadlines.maximum)
                 durations.append(monotonic() - began)
                 nodes += int(work.stats[_NODES])
                 work.stats[_NODES] = 0
@@ -635,25 +491,26 @@ class AlphaBetaAgent(SearchingAgent):
                 changed = bool(best) and best[0] != int(work.stats[_ROOT_MOVE])
                 best = (int(work.stats[_ROOT_MOVE]), int(score), exact, depth, pv)
                 if on_progress is not None:
-                    on_progress(_analysis(model, self._result(best, nodes, started, spent), False))
+                    on_progress(analysis_of(model, self._result(best, nodes, started), False))
                 if exact or (stop is not None and stop.is_set()):
                     break
                 if not _next_iteration_fits(deadlines, durations, changed):
                     break
-        return self._result(best, nodes, started, spent)
+        return self._result(best, nodes, started)
+
+    def _tag(self, model: EnvModel) -> tuple:
+        """The search's tag: the game, with the user's evaluator where one was given."""
+        return game_tag(_game_of(model), evaluation=self.evaluator or "game")
 
     @staticmethod
-    def _result(best: tuple, nodes: int, started: float, spent: float) -> SearchResult:
+    def _result(best: tuple, nodes: int, started: float) -> SearchResult:
+        """An iteration's result: its value in the exact unit when exact, else on the
+        heuristic scale (exactly +1/-1 for a proven win/loss)."""
         action, score, exact, depth, pv = best
-        return SearchResult(
-            action,
-            _reported_value(score, exact),
-            exact,
-            depth,
-            nodes,
-            monotonic() - started + spent,
-            pv,
-        )
+        value = _reported_value(score, exact)
+        proven = outcome_name(value) if exact or abs(value) == 1 else None
+        return SearchResult(action, value, EXACT if exact else HEURISTIC, exact, proven, depth,
+                            nodes, monotonic() - started, pv, "alphabeta")
 
     def _workspace(self, state: np.ndarray, num_actions: int) -> _Work:
         """Fresh scratch for one search, with the root in row 0 and a new tie-break order."""
@@ -689,7 +546,7 @@ class AlphaBetaAgent(SearchingAgent):
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickles without the transposition table (it is rebuilt on first use)."""
-        return {**self.__dict__, "_table": None}
+        return {**self.__dict__, "_table": None, "_compiled": set()}
 
     def __repr__(self) -> str:
         return f"AlphaBetaAgent(depth={self.depth!r}, time_limit={self.time_limit!r})"
@@ -739,35 +596,6 @@ def _stop_watch(stop: threading.Event | None, stats: np.ndarray) -> Iterator[Non
         watcher.join()
 
 
-def _analysis(model: EnvModel, result: SearchResult, final: bool) -> Analysis:
-    """An alpha-beta or solver result as an :class:`Analysis` (value from the side to move's
-    view: the game's exact unit when exact, else the heuristic scale)."""
-    text = move_texts(model)
-    pv = tuple(text(a) for a in result.pv)
-    value = float(result.value)
-    proven = None
-    if result.exact:
-        proven = "win" if value > 0 else "loss" if value < 0 else "draw"
-    elif abs(value) == 1.0:
-        proven = "win" if value > 0 else "loss"
-    return Analysis(
-        action=result.action,
-        move=text(result.action),
-        value=value,
-        unit=EXACT if result.exact else HEURISTIC,
-        exact=result.exact,
-        nodes=result.nodes,
-        depth=result.depth,
-        elapsed=result.seconds,
-        pv=pv,
-        moves=(MoveStat(result.action, text(result.action), 0,
-                        None if math.isnan(value) else value, None, pv),),
-        proven=proven,
-        engine="solver" if result.exact and result.depth == 0 else "alphabeta",
-        final=final,
-    )
-
-
 def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) -> None:
     """InvalidOptionError for an option outside its allowed values."""
     if depth is not None and not (_is_int(depth) and 1 <= depth <= MAX_DEPTH):
@@ -807,35 +635,54 @@ def _game_of(model: EnvModel) -> Game:
     return model.game
 
 
-def _search_kernels(model: EnvModel, knowledge: GameKnowledge | None, evaluator: Any) -> tuple:
-    """(legal, apply, key, evaluate, value) compiled functions for the search."""
-    game = _game_of(model)
-
-    def pick(name: str, default: Any) -> Any:
-        entry = getattr(knowledge, name) if knowledge is not None else None
-        return default if entry is None else entry
-
-    evaluate = evaluator if evaluator is not None else pick("evaluate_kernel", _no_evaluation)
-    return (
-        game.legal_mask_kernel,
-        game.apply_kernel,
-        pick("key_kernel", _state_key),
-        evaluate,
-        _compiled(pick("exact_value", _outcome_value)),
-    )
+# ---------------------------------------------------------- the game's knowledge
+def _knowledge_kernel(tag: Any, name: str, default: Any) -> Any:
+    """The compiled entry ``name`` of the tag's game's knowledge, or ``default``; a plain
+    (numba-compatible) Python function is compiled with its caller."""
+    knowledge = tag_game(tag).knowledge
+    entry = getattr(knowledge, name, None) if knowledge is not None else None
+    if entry is None:
+        return default
+    return entry if isinstance(entry, numba.core.dispatcher.Dispatcher) else njit(entry)
 
 
-_COMPILED: dict[Any, Any] = {}
+def heuristic_value(tag, state):
+    """The horizon's value of ``state`` (side to move's view, in (-1, 1)): the tag's user
+    evaluator, else the knowledge's evaluation, else 0."""
+    evaluator = tag_variant(tag, "evaluation")
+    if evaluator != "game":
+        return evaluator(state)
+    return _knowledge_kernel(tag, "evaluate_kernel", _no_evaluation)(state)
 
 
-def _compiled(function: Any) -> Any:
-    """``function`` as a numba dispatcher: a game's knowledge may give ``exact_value`` as
-    plain (numba-compatible) Python; it is compiled once per process."""
-    if numba.config.DISABLE_JIT or isinstance(function, numba.core.dispatcher.Dispatcher):
-        return function
-    if function not in _COMPILED:
-        _COMPILED[function] = njit(function)
-    return _COMPILED[function]
+def position_key(tag, state):
+    """The knowledge's transposition key, else a hash of the whole state."""
+    return _knowledge_kernel(tag, "key_kernel", _state_key)(state)
+
+
+def exact_value(tag, state):
+    """A finished game's value in the game's exact unit (side to move's view)."""
+    return _knowledge_kernel(tag, "exact_value", _outcome_value)(state)
+
+
+@overload(heuristic_value)
+def _heuristic_value(tag, state):
+    evaluator = tag_variant(tag, "evaluation")
+    kernel = (_knowledge_kernel(tag, "evaluate_kernel", _no_evaluation) if evaluator == "game"
+              else evaluator)
+    return lambda tag, state: kernel(state)
+
+
+@overload(position_key)
+def _position_key(tag, state):
+    kernel = _knowledge_kernel(tag, "key_kernel", _state_key)
+    return lambda tag, state: kernel(state)
+
+
+@overload(exact_value)
+def _exact_value(tag, state):
+    kernel = _knowledge_kernel(tag, "exact_value", _outcome_value)
+    return lambda tag, state: kernel(state)
 
 
 def _reported_value(score: int, exact: bool) -> float | int:

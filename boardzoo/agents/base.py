@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from boardzoo.analysis import Analysis, ProgressFn
 from boardzoo.envs.core import Game
-from boardzoo.timecontrol import ClockView
 
-__all__ = ["Agent", "PolicyAgent", "SearchingAgent", "check_agent_plays"]
+__all__ = ["Agent", "PolicyAgent", "check_agent_plays"]
 
 
 @runtime_checkable
@@ -29,34 +26,6 @@ class PolicyAgent(Agent, Protocol):
     def policy(self, env: Any) -> np.ndarray:
         """Probabilities over all actions, shape ``[num_actions]``, summing to 1."""
         ...
-
-
-class SearchingAgent:
-    """An agent whose move comes from one ``search`` (MCTS, alpha-beta): ``act`` plays the
-    searched move and ``analyse`` returns the search as an :class:`Analysis`. Subclasses
-    define ``search(env, clock, on_progress, stop)`` returning a result with ``.action``
-    and leave its analysis in ``last_analysis``."""
-
-    last_analysis: Analysis | None
-
-    def search(self, env: Any, clock: ClockView | None = None,
-               on_progress: ProgressFn | None = None,
-               stop: threading.Event | None = None) -> Any:
-        raise NotImplementedError
-
-    def act(self, env: Any, clock: ClockView | None = None,
-            on_progress: ProgressFn | None = None, stop: threading.Event | None = None) -> int:
-        """The move to play for the side to move in ``env`` (``clock``, ``on_progress``,
-        ``stop``: see the subclass's ``search``)."""
-        return int(self.search(env, clock=clock, on_progress=on_progress, stop=stop).action)
-
-    def analyse(self, env: Any, clock: ClockView | None = None,
-                on_progress: ProgressFn | None = None,
-                stop: threading.Event | None = None) -> Analysis:
-        """Search as ``search`` does and return the result as an :class:`Analysis`."""
-        self.search(env, clock=clock, on_progress=on_progress, stop=stop)
-        assert self.last_analysis is not None
-        return self.last_analysis
 
 
 def check_agent_plays(agent: Any, game: Game) -> None:

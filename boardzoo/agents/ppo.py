@@ -28,7 +28,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from boardzoo.agents.sb3 import SB3Agent
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
-from boardzoo.errors import BoardzooError, CheckpointError, InvalidOptionError
+from boardzoo.errors import BoardzooError, CheckpointError, InvalidOptionError, excerpt
 from boardzoo.files import atomic_write_bytes
 from boardzoo.torch_files import error_reason, safe_torch_load, torch_bytes
 
@@ -145,6 +145,7 @@ def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
         raise PPOCheckpointError(
             f"file {str(path)!r} is not a boardzoo PPO checkpoint (no format {FORMAT!r} field)"
         )
+    _check_fields(record, path)
     try:
         game = policy_game(record)
         shape = game.planes_shape
@@ -164,6 +165,33 @@ def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
         ) from None
     policy.set_training_mode(False)
     return policy, {k: v for k, v in record.items() if k != "state_dict"}
+
+
+#: the network sizes a PPO checkpoint may declare: hidden layers and their widths, and the
+#: CNN's features (shipped policies use two layers of 64): more is a damaged or hostile file
+MAX_LAYERS, MAX_WIDTH = 8, 1024
+_OBSERVATIONS = ("planes", "flat")
+
+
+def _check_fields(record: dict[str, Any], path: Path) -> None:
+    """PPOCheckpointError unless the fields that rebuild the policy are of the kinds and
+    sizes :func:`save_policy` writes, checked before any network is built."""
+    arch, dim = record.get("net_arch"), record.get("features_dim")
+    problems = {
+        "observation": (record.get("observation") in _OBSERVATIONS, f"one of {_OBSERVATIONS}"),
+        "features": (record.get("features") in _FEATURES, f"one of {_FEATURES}"),
+        "net_arch": (isinstance(arch, list) and len(arch) <= MAX_LAYERS and all(
+            type(w) is int and 1 <= w <= MAX_WIDTH for w in arch),
+            f"a list of at most {MAX_LAYERS} layer widths in 1..{MAX_WIDTH}"),
+        "features_dim": (type(dim) is int and 1 <= dim <= MAX_WIDTH,
+                         f"an integer in 1..{MAX_WIDTH}"),
+        "game_options": (isinstance(record.get("game_options"), dict), "a table of options"),
+    }
+    for field, (ok, allowed) in problems.items():
+        if not ok:
+            raise PPOCheckpointError(
+                f"file {str(path)!r} is a malformed boardzoo PPO checkpoint: {field} is "
+                f"{excerpt(record.get(field))}, not {allowed}")
 
 
 def policy_game(config: dict[str, Any]) -> Game:

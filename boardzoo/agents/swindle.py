@@ -16,9 +16,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from boardzoo.clock import monotonic
 from boardzoo.knowledge import GameKnowledge
-from boardzoo.timecontrol import ClockView, SearchDeadlines
+from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
 
 __all__ = ["CHILD_SOLVE_SHARE", "Swindle", "outcome_keeping_moves", "plan_swindle"]
 

@@ -61,12 +61,11 @@ def search_figures(batch_size: int, repeats: int) -> dict:
     runs = []
     for _ in range(repeats):
         agent.clear_cache()
-        agent.batcher.stats = type(agent.batcher.stats)()
         start = time.perf_counter()
         result = agent.search(env)
         seconds = time.perf_counter() - start
-        stats = agent.batcher.stats
-        runs.append((result.simulations / seconds, stats.evaluations / seconds,
+        stats = agent.statistics
+        runs.append((result.nodes / seconds, stats.evaluations / seconds,
                      stats.evaluations / max(stats.calls, 1), stats.network_seconds / seconds,
                      stats.cache_hits / max(stats.cache_hits + stats.evaluations, 1)))
     return dict(zip(("sims", "evals", "batch", "network_share", "hit_rate"),
@@ -74,20 +73,18 @@ def search_figures(batch_size: int, repeats: int) -> dict:
 
 
 def _selfplay_worker(seed: int, parallel: int, games: int) -> tuple[int, int, float, float]:
-    from boardzoo.agents.alphazero.network import NetworkEvaluator
-    from boardzoo.agents.mcts.batched import LeafBatcher
     from boardzoo.training import TrainConfig
-    from boardzoo.training.selfplay import GameTask, play_games
+    from boardzoo.training.selfplay import GameTask, play_games, selfplay_agent
 
     game, net = _net()
     config = TrainConfig(**SELFPLAY, parallel_games=parallel)
-    play_games(net, game, config, [GameTask("warm", seed)])  # compile
-    batcher = LeafBatcher(NetworkEvaluator(net, game))
+    play_games(selfplay_agent(net, game, config), config, [GameTask("warm", seed)])  # compile
+    agent = selfplay_agent(net, game, config)
     tasks = [GameTask(f"{seed}-{k}", seed * 1000 + k) for k in range(games)]
     start = time.perf_counter()
-    play_games(net, game, config, tasks, batcher=batcher)
+    play_games(agent, config, tasks)
     seconds = time.perf_counter() - start
-    stats = batcher.stats
+    stats = agent.statistics
     return stats.simulations, stats.evaluations, seconds, stats.network_seconds
 
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 @dataclass
 class Row:
-    """One figure: ours against a reference, with the target ratio from the issue."""
+    """One figure: ours against a reference, with the target ratio. ``lower_is_better``
+    (times): the ratio is the reference over ours, so above 1 is still better."""
 
     game: str
     figure: str
@@ -20,11 +21,14 @@ class Row:
     reference_name: str
     target: float | None = None
     note: str = ""
+    lower_is_better: bool = False
 
     @property
     def ratio(self) -> float | None:
         if self.reference is None:
             return None
+        if self.lower_is_better:
+            return self.reference / self.ours if self.ours > 0 else None
         return self.ours / self.reference
 
 

@@ -54,14 +54,19 @@ def print_table(rows: list[Row], console: Console) -> None:
         table.add_row(
             row.game,
             row.figure,
-            f"{row.ours:,.0f} {row.unit}",
-            "-" if row.reference is None else f"{row.reference:,.0f}",
+            f"{_figure(row.ours)} {row.unit}",
+            "-" if row.reference is None else _figure(row.reference),
             ratio,
             "-" if row.target is None else f">= {row.target:g}x{ok}",
             row.reference_name,
             row.note,
         )
     console.print(table)
+
+
+def _figure(value: float) -> str:
+    """Large figures with thousands separators, small ones (seconds) to three digits."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
 def main(game: str | None = None, repeats: int = 3, out: str | None = None) -> int:

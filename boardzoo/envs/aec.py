@@ -28,6 +28,8 @@ from boardzoo.errors import (
     IncompatibleSnapshotError,
     InvalidOptionError,
     InvalidPositionError,
+    ResetNeededError,
+    excerpt,
 )
 
 __all__ = ["BoardGameEnv", "EnvSnapshot", "UnusedResetOptionWarning"]
@@ -122,6 +124,7 @@ class BoardGameEnv(AECEnv):
         self._mask: np.ndarray | None = None
         self._last_move: tuple[np.ndarray, int] | None = None
         self._reset_bookkeeping()
+        self._started = False  # step() needs a reset() or restore_state() first, as in PettingZoo
 
     # --------------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:
@@ -140,11 +143,15 @@ class BoardGameEnv(AECEnv):
         self._state, self._last_move = self._start_state(options or {})
         self._mask = None
         self._reset_bookkeeping()
+        self._started = True
         if self.render_mode == "human":
             self.render()
 
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection``; ``None`` only for an agent whose game ended."""
+        if not self._started:
+            raise ResetNeededError("step() before reset(): call env.reset() to start a game "
+                                   "(or restore_state() to continue one)")
         agent = self.agent_selection
         if agent not in self.terminations:
             raise GameOverError("the game is over and both agents have left; call reset()")
@@ -209,14 +216,16 @@ class BoardGameEnv(AECEnv):
     def clone_state(self) -> EnvSnapshot:
         """A cheap picklable snapshot; ``restore_state`` continues exactly from here.
 
-        The snapshot shares the state array with the env as an immutable copy (see
-        :func:`_sealed`), taken once per position: the env copies it again when it moves on
-        (copy on write), and restoring it in this process needs no validation.
+        The snapshot shares the state array with the env as an immutable copy sealed for
+        this game and options (see :func:`_sealed`), taken once per position: the env copies
+        it again when it moves on (copy on write), and restoring it into an env of the same
+        game in this process needs no validation.
         """
-        if not _is_sealed(self._state):
-            self._state = _sealed(self._state)
-        if self._last_move is not None and not _is_sealed(self._last_move[0]):
-            self._last_move = (_sealed(self._last_move[0]), self._last_move[1])
+        key = self.game.key
+        if not _is_sealed(self._state, key):
+            self._state = _sealed(self._state, key)
+        if self._last_move is not None and not _is_sealed(self._last_move[0], key):
+            self._last_move = (_sealed(self._last_move[0], key), self._last_move[1])
         return EnvSnapshot(
             self.game.key,
             self._state,
@@ -237,16 +246,19 @@ class BoardGameEnv(AECEnv):
             raise IncompatibleSnapshotError(
                 f"restore_state expects an EnvSnapshot from clone_state(), got {got}"
             )
-        if snapshot.game_key != self.game.key:
-            theirs, ours = _describe(snapshot.game_key), _describe(self.game.key)
+        key = self.game.key
+        if snapshot.game_key != key:
+            theirs, ours = _describe(snapshot.game_key), _describe(key)
             raise IncompatibleSnapshotError(f"snapshot is of {theirs}, this env plays {ours}")
         state = snapshot.state
-        if not _is_sealed(state):  # unpickled, or made by hand: check it all, then seal it
+        # the seal names the game it was made for, so a relabelled game_key cannot pass a
+        # sealed array of another game (or size) to the kernels unchecked
+        if not _is_sealed(state, key):  # unpickled, made by hand or relabelled: check it all
             try:
                 self.game.validate_state(state)
             except InvalidPositionError as err:
                 raise IncompatibleSnapshotError(f"snapshot state rejected: {err}") from None
-            state = _sealed(state)  # whoever holds the array cannot change it under us
+            state = _sealed(state, key)  # whoever holds the array cannot change it under us
         _check_bookkeeping(snapshot)
         self._last_move = _checked_last_move(self.game, snapshot.last_move, state)
         self._state = state
@@ -259,6 +271,7 @@ class BoardGameEnv(AECEnv):
         self.terminations = dict(snapshot.terminations)
         self.truncations = dict(snapshot.truncations)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._started = True
 
     @property
     def state_array(self) -> np.ndarray:
@@ -282,7 +295,8 @@ class BoardGameEnv(AECEnv):
         if not isinstance(text, str):
             raise IllegalActionError(
                 f"str_to_action takes move text in {self.game.name}'s notation (e.g. "
-                f"{self.game.action_to_str(0)!r}), got {text!r} of type {type(text).__name__}; "
+                f"{self.game.action_to_str(0)!r}), got {excerpt(text)} of type "
+                f"{type(text).__name__}; "
                 "pass an action number to step() directly"
             )
         return self.game.str_to_action(text)
@@ -311,7 +325,8 @@ class BoardGameEnv(AECEnv):
             text = options["position"]
             if not isinstance(text, str):
                 raise InvalidPositionError(
-                    f"options['position'] must be text ({self.game.position_format}), got {text!r}"
+                    f"options['position'] must be text ({self.game.position_format}), got "
+                    f"{excerpt(text)}"
                 )
             return self.game.parse_position(text), None
         if "moves" in options:
@@ -374,22 +389,45 @@ def _describe(key: Any) -> str:
         return repr(key)
 
 
-#: the state arrays clone_state made in this process, by id (entries vanish with the arrays)
-_SEALED_STATES: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
+#: the state arrays sealed in this process, by (id, game key): a seal holds for that game only
+_SEALED_STATES: weakref.WeakValueDictionary[tuple[int, tuple], np.ndarray] = (
+    weakref.WeakValueDictionary()
+)
 
 
-def _sealed(state: np.ndarray) -> np.ndarray:
-    """An immutable copy of an env's (valid) state: an array over a ``bytes`` object, which
-    numpy refuses to make writeable, so it holds what it held when sealed for as long as it
-    lives, and restoring it needs no validation."""
+def _sealed(state: np.ndarray, key: tuple) -> np.ndarray:
+    """An immutable copy of a state that is valid for the game ``key``: an array over a
+    ``bytes`` object, which numpy refuses to make writeable, so it holds what it held when
+    sealed for as long as it lives, and restoring it into that game needs no validation."""
     frozen = np.frombuffer(state.tobytes(), dtype=state.dtype)
-    _SEALED_STATES[id(frozen)] = frozen
+    _SEALED_STATES[(id(frozen), key)] = frozen
     return frozen
 
 
-def _is_sealed(state: Any) -> bool:
-    """Whether ``state`` is itself an array :func:`_sealed` made in this process."""
-    return _SEALED_STATES.get(id(state)) is state
+def _is_sealed(state: Any, key: tuple) -> bool:
+    """Whether ``state`` is itself an array :func:`_sealed` made in this process for ``key``."""
+    return _SEALED_STATES.get((id(state), key)) is state
+
+
+_NO_REWARDS = dict.fromkeys(AGENTS, 0)
+_NOT_DONE = dict.fromkeys(AGENTS, False)
+
+
+def _is_game_in_progress(snapshot: EnvSnapshot) -> bool:
+    """Whether a snapshot's bookkeeping is exactly that of a game still running (both agents
+    in, no rewards yet, the side to move of its validated state selected): most snapshots,
+    recognised in a few comparisons before the full check of :func:`_check_bookkeeping`."""
+    state = snapshot.state
+    return (
+        snapshot.agents == AGENTS
+        and snapshot.skip_agent_selection is None
+        and not state[OUTCOME]
+        and snapshot.agent_selection == AGENTS[int(state[TO_PLAY])]
+        and snapshot.rewards == _NO_REWARDS
+        and snapshot.cumulative_rewards == _NO_REWARDS
+        and snapshot.terminations == _NOT_DONE
+        and snapshot.truncations == _NOT_DONE
+    )
 
 
 def _checked_last_move(
@@ -404,7 +442,7 @@ def _checked_last_move(
             f"snapshot last_move must be None or (state, action), got {type(last_move).__name__}"
         )
     before, action = last_move
-    if _is_sealed(before) and type(action) is int and 0 <= action < game.num_actions:
+    if _is_sealed(before, game.key) and type(action) is int and 0 <= action < game.num_actions:
         return before, action  # this process's own snapshot, like a sealed state
     try:
         game.validate_state(before)
@@ -413,13 +451,15 @@ def _checked_last_move(
         raise IncompatibleSnapshotError(f"snapshot last_move rejected: {err}") from None
     if not np.array_equal(game.step(before, index), state):
         raise IncompatibleSnapshotError("snapshot last_move rejected: it does not lead there")
-    return _sealed(before), index
+    return _sealed(before, game.key), index
 
 
 def _check_bookkeeping(snapshot: EnvSnapshot) -> None:
     """IncompatibleSnapshotError unless the PettingZoo bookkeeping of a snapshot is of the
     shape ``clone_state`` writes and agrees with its (validated) state: known agents, the
     side to move selected while the game runs, every agent terminated once it is over."""
+    if _is_game_in_progress(snapshot):
+        return
     agents = snapshot.agents
     dicts = (
         snapshot.rewards,

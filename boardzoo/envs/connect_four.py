@@ -47,7 +47,7 @@ from boardzoo.envs.core import (
     Game,
     require,
 )
-from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.rng import below
 
 __all__ = [
@@ -344,12 +344,12 @@ class ConnectFour(Game):
         if move.isdigit() and move.isascii() and 1 <= int(move) <= self.columns:
             return int(move) - 1
         raise IllegalActionError(
-            f"{text!r} is not a connect_four move; use a column number 1..{self.columns} "
+            f"{excerpt(text)} is not a connect_four move; use a column number 1..{self.columns} "
             "(1 = leftmost)"
         )
 
     def illegal_reason(self, state: np.ndarray, action: int) -> str:
-        return f"column {action + 1} is full"
+        return f"action {action} (column {action + 1}) is full"
 
     def position(self, state: np.ndarray) -> str:
         played = [str(int(c) + 1) for c in state[MOVES : MOVES + int(state[PLY])]]
@@ -360,13 +360,13 @@ class ConnectFour(Game):
         for ply, column in enumerate(self._parse_columns(text)):
             if state[OUTCOME] != ONGOING:
                 raise InvalidPositionError(
-                    f"connect_four position {text!r} is unreachable: move {ply + 1} is played "
-                    f"after player_{int(state[OUTCOME]) - 1} connected four at move {ply}"
+                    f"connect_four position {excerpt(text)} is unreachable: move {ply + 1} is "
+                    f"played after player_{int(state[OUTCOME]) - 1} connected four at move {ply}"
                 )
             if (state[MASK] & _top_cell(column, self.rows)) != _ZERO:
                 raise InvalidPositionError(
-                    f"connect_four position {text!r} is unreachable: move {ply + 1} plays in "
-                    f"column {column + 1}, which is already full"
+                    f"connect_four position {excerpt(text)} is unreachable: move {ply + 1} "
+                    f"plays in column {column + 1}, which is already full"
                 )
             self.apply_kernel(state, column)
         return state
@@ -375,7 +375,7 @@ class ConnectFour(Game):
         """The 0-based columns of position text, or InvalidPositionError saying what is wrong."""
         if not isinstance(text, str):
             raise InvalidPositionError(
-                f"connect_four position must be text ({self.position_format}), got {text!r}"
+                f"connect_four position must be text ({self.position_format}), got {excerpt(text)}"
             )
         body = text.strip()
         if not body:
@@ -389,8 +389,8 @@ class ConnectFour(Game):
                 and 1 <= int(token) <= self.columns
             ):
                 raise InvalidPositionError(
-                    f"connect_four position {text!r} is malformed at {token!r}: expected "
-                    f"columns 1..{self.columns}; format: {self.position_format}"
+                    f"connect_four position {excerpt(text)} is malformed at {excerpt(token)}: "
+                    f"expected columns 1..{self.columns}; format: {self.position_format}"
                 )
         return [int(token) - 1 for token in tokens]
 

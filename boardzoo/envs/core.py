@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit
 
-from boardzoo.errors import IllegalActionError, InvalidOptionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidOptionError, InvalidPositionError, excerpt
 from boardzoo.rng import choose_true
 
 __all__ = [
@@ -292,11 +292,15 @@ class Game(abc.ABC):
         return f"{self.action_to_str(action)} (action {action}) is not legal here"
 
     def _legal_summary(self, legal: np.ndarray, shown: int = 12) -> str:
-        """The legal moves in the game's notation, at most ``shown`` of them (big boards)."""
+        """The legal actions, at most ``shown`` of them (big boards), and the same as moves
+        in the game's notation where that is not the action numbers (Connect Four counts
+        its columns from 1, Go names points), so neither is taken for the other."""
         actions = np.flatnonzero(legal).tolist()
-        moves = ", ".join(self.action_to_str(a) for a in actions[:shown])
         more = f", ... ({len(actions)} in all)" if len(actions) > shown else ""
-        return f"legal actions: {moves}{more}"
+        numbers = ", ".join(str(a) for a in actions[:shown])
+        moves = ", ".join(self.action_to_str(a) for a in actions[:shown])
+        named = "" if moves == numbers else f" (as moves: {moves}{', ...' if more else ''})"
+        return f"legal actions: {numbers}{more}{named}"
 
     def action_index(self, action: Any) -> int:
         """``action`` as a Python int in ``[0, num_actions)``, or IllegalActionError."""
@@ -322,7 +326,7 @@ class Game(abc.ABC):
         """The state after playing ``moves`` (actions or move strings) from the start."""
         if isinstance(moves, (str, bytes)) or not hasattr(moves, "__iter__"):
             raise InvalidPositionError(
-                f"options['moves'] must be a list of actions or move strings, got {moves!r}"
+                f"options['moves'] must be a list of actions or move strings, got {excerpt(moves)}"
             )
         state = self.initial_state()
         for ply, move in enumerate(moves):

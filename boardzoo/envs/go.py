@@ -113,7 +113,7 @@ from boardzoo.envs.go_board import (
     to_point,
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
-from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 
 __all__ = [
     "Go",
@@ -125,6 +125,10 @@ __all__ = [
     "env",
     "raw_env",
 ]
+
+#: the largest komi, either sign: far beyond any board's area (361 points), small enough
+#: for the state's integer slot
+MAX_KOMI = 1000
 
 # ----------------------------------------------------------------------------- kernels
 @njit(cache=True)
@@ -331,7 +335,7 @@ class Go(Game):
         if column and column in COLUMNS[:n] and row.isdigit() and 1 <= int(row) <= n:
             return (n - int(row)) * n + COLUMNS.index(column)
         raise IllegalActionError(
-            f"{text!r} is not a move on the {n}x{n} board: use a GTP vertex, column "
+            f"{excerpt(text)} is not a move on the {n}x{n} board: use a GTP vertex, column "
             f"{COLUMNS[0]}..{COLUMNS[n - 1]} (no I) then row 1..{n} from the bottom "
             f'(e.g. "{COLUMNS[min(2, n - 1)]}{min(3, n)}"), or "pass"'
         )
@@ -431,9 +435,10 @@ def _check_options(board_size, komi, ko, suicide, max_moves) -> None:
         isinstance(komi, Real)
         and not isinstance(komi, bool)
         and math.isfinite(komi)
+        and abs(komi) <= MAX_KOMI
         and float(komi) * 2 == round(float(komi) * 2),
-        f"komi={komi!r} is not allowed: use a multiple of 0.5 such as 7.5 or 6 "
-        "(an integer komi makes draws possible)",
+        f"komi={excerpt(komi)} is not allowed: use a multiple of 0.5 in -{MAX_KOMI}..{MAX_KOMI} "
+        "such as 7.5 or 6 (an integer komi makes draws possible)",
     )
     require(ko in KO_RULES, f"ko={ko!r} is not allowed: use one of {KO_RULES}")
     require(

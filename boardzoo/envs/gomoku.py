@@ -47,7 +47,7 @@ from boardzoo.envs.core import (
     require,
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
-from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.rng import below
 
 __all__ = ["Gomoku", "env", "raw_env"]
@@ -253,9 +253,9 @@ class Gomoku(Game):
             if 1 <= int(digits) <= self.size:
                 return (self.size - int(digits)) * self.size + columns.index(move[0])
         raise IllegalActionError(
-            f"{text!r} is not a move on the {self.size}x{self.size} gomoku board; use a column "
-            f"letter {columns[0]}..{columns[-1]} (no I) and a row 1..{self.size} counted from "
-            f'the bottom, e.g. "{self.action_to_str(self.num_actions // 2)}"'
+            f"{excerpt(text)} is not a move on the {self.size}x{self.size} gomoku board; use a "
+            f"column letter {columns[0]}..{columns[-1]} (no I) and a row 1..{self.size} counted "
+            f'from the bottom, e.g. "{self.action_to_str(self.num_actions // 2)}"'
         )
 
     # ---------------------------------------------------------------------- position text
@@ -305,7 +305,7 @@ class Gomoku(Game):
         blacks, whites = len(record.black_setup), len(record.white_setup)
         if blacks - whites not in (0, 1):
             raise InvalidPositionError(
-                f"SGF setup is unreachable: Black moves first, so it needs as many black stones "
+                "SGF setup is unreachable: Black moves first, so it needs as many black stones "
                 f"as white or one more (black {blacks}, white {whites})"
             )
         state[TO_PLAY] = blacks - whites

@@ -37,7 +37,7 @@ from boardzoo.envs.core import (
     make_random_playout,
     require,
 )
-from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 
 __all__ = ["Nim", "env", "raw_env"]
 
@@ -191,7 +191,8 @@ class Nim(Game):
             if 1 <= heap <= len(self.heaps) and 1 <= take <= self.take_limit:
                 return (heap - 1) * self.take_limit + take - 1
         raise IllegalActionError(
-            f"{text!r} is not a Nim move here: write heap:take with heap 1..{len(self.heaps)} "
+            f"{excerpt(text)} is not a Nim move here: write heap:take with heap "
+            f"1..{len(self.heaps)} "
             f"and take 1..{self.take_limit}"
             + (', or just the take, e.g. "3"' if len(self.heaps) == 1 else "")
         )
@@ -203,14 +204,14 @@ class Nim(Game):
         match = _POSITION.match(text)
         if not match:
             raise InvalidPositionError(
-                f"Nim position {text!r} is malformed: expected {self.position_format}"
+                f"Nim position {excerpt(text)} is malformed: expected {self.position_format}"
             )
         heaps = tuple(int(h) for h in match.group(1).split(","))
         if len(heaps) != len(self.heaps) or max(heaps) > max(self.heaps):
             raise InvalidPositionError(
-                f"Nim position {text!r} does not fit this env (heaps={self.heaps}): it needs "
-                f"{len(self.heaps)} heap(s) of at most {max(self.heaps)} stones; create the env "
-                f"with nim_v0.env(heaps={heaps!r}) to play it"
+                f"Nim position {excerpt(text)} does not fit this env (heaps={self.heaps}): it "
+                f"needs {len(self.heaps)} heap(s) of at most {max(self.heaps)} stones; create the "
+                f"env with nim_v0.env(heaps={heaps!r}) to play it"
             )
         return self._state_for(heaps, seat=int(match.group(2)))
 

@@ -62,7 +62,7 @@ from boardzoo.envs.core import (
     Game,
     require,
 )
-from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.rng import below, scramble
 
 __all__ = [
@@ -431,7 +431,8 @@ class Othello(Game):
         if len(move) == 2 and move[0] in columns and move[1] in rows:
             return self._square(rows.index(move[1]), columns.index(move[0]))
         raise IllegalActionError(
-            f"{text!r} is not an Othello move on {self.size}x{self.size}: use a1..{columns[-1]}"
+            f"{excerpt(text)} is not an Othello move on {self.size}x{self.size}: use "
+            f"a1..{columns[-1]}"
             f"{rows[-1]} (column letter, row number from the top) or 'pass'"
         )
 
@@ -444,7 +445,7 @@ class Othello(Game):
         cells = np.array(["-XO".index(ch) for ch in board], dtype=np.int8)
         reason = self._unreachable_reason(cells.reshape(self.size, self.size), side)
         if reason:
-            raise InvalidPositionError(f"Othello position {text!r} is unreachable: {reason}")
+            raise InvalidPositionError(f"Othello position {excerpt(text)} is unreachable: {reason}")
         black = sum(1 << s for s in np.flatnonzero(cells == 1).tolist())
         white = sum(1 << s for s in np.flatnonzero(cells == 2).tolist())
         plies = int((cells > 0).sum()) - 4
@@ -465,7 +466,7 @@ class Othello(Game):
         """(board as N*N characters of "-XO", seat to move) from position text, or an error."""
         if not isinstance(text, str):
             raise InvalidPositionError(
-                f"Othello position must be text ({self.position_format}), got {text!r}"
+                f"Othello position must be text ({self.position_format}), got {excerpt(text)}"
             )
         fields = text.split(";", 1)[0].split()
         squares = self.size * self.size
@@ -482,7 +483,8 @@ class Othello(Game):
             board = fields[0].upper().replace(".", "-")
             return board, _SIDES.index(fields[1].upper())
         raise InvalidPositionError(
-            f"Othello position {text!r} is malformed: {problem}; expected {self.position_format}"
+            f"Othello position {excerpt(text)} is malformed: {problem}; expected "
+            f"{self.position_format}"
         )
 
     def _unreachable_reason(self, cells: np.ndarray, side: int) -> str | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from boardzoo.errors import InvalidPositionError
+from boardzoo.errors import InvalidPositionError, excerpt
 
 __all__ = ["SgfRecord", "parse_sgf", "write_sgf", "point_to_sgf", "sgf_to_point"]
 
@@ -64,12 +64,12 @@ def sgf_to_point(text: str, size: int) -> Point | None:
         return None
     if len(text) != 2 or not all("a" <= ch <= "z" for ch in text):
         raise InvalidPositionError(
-            f"SGF point {text!r} is malformed: use two lowercase letters, column then row "
+            f"SGF point {excerpt(text)} is malformed: use two lowercase letters, column then row "
             '("aa" is the top-left point)'
         )
     col, row = ord(text[0]) - ord("a"), ord(text[1]) - ord("a")
     if row >= size or col >= size:
-        raise InvalidPositionError(f"SGF point {text!r} is off the {size}x{size} board")
+        raise InvalidPositionError(f"SGF point {excerpt(text)} is off the {size}x{size} board")
     return row, col
 
 

@@ -31,7 +31,7 @@ from boardzoo.envs.core import (
     make_random_playout,
     own_opponent_planes,
 )
-from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 
 __all__ = ["TicTacToe", "env", "raw_env"]
 
@@ -129,7 +129,8 @@ class TicTacToe(Game):
         if len(move) == 2 and move[0] in "abc" and move[1] in "123":
             return (int(move[1]) - 1) * 3 + "abc".index(move[0])
         raise IllegalActionError(
-            f"{text!r} is not a tic-tac-toe move; use a1..c3 (column, row from the top) or 0..8"
+            f"{excerpt(text)} is not a tic-tac-toe move; use a1..c3 (column, row from the top) "
+            "or 0..8"
         )
 
     def position(self, state: np.ndarray) -> str:
@@ -139,14 +140,15 @@ class TicTacToe(Game):
         board = text.strip().upper()
         if len(board) != 9 or set(board) - set(SYMBOLS.upper()):
             raise InvalidPositionError(
-                f"tic-tac-toe position {text!r} is malformed: expected {self.position_format}"
+                f"tic-tac-toe position {excerpt(text)} is malformed: expected "
+                f"{self.position_format}"
             )
         cells = np.array([SYMBOLS.upper().index(ch) for ch in board], dtype=np.int8)
         xs, os_ = int((cells == 1).sum()), int((cells == 2).sum())
         if xs not in (os_, os_ + 1):
             raise InvalidPositionError(
-                f"tic-tac-toe position {text!r} is unreachable: X moves first, so X has as many "
-                f"marks as O or one more (X {xs}, O {os_})"
+                f"tic-tac-toe position {excerpt(text)} is unreachable: X moves first, so X has "
+                f"as many marks as O or one more (X {xs}, O {os_})"
             )
         state = self.initial_state()
         state[HEADER:] = cells
@@ -162,18 +164,20 @@ def _final_outcome(cells: np.ndarray, text: str) -> int:
     if not winners:
         return DRAW if cells.all() else ONGOING
     if len(winners) == 2:
-        raise InvalidPositionError(f"tic-tac-toe position {text!r} is unreachable: both sides won")
+        raise InvalidPositionError(f"tic-tac-toe position {excerpt(text)} is unreachable: both "
+                                   "sides won")
     winner = winners.pop()
     xs, os_ = int((cells == 1).sum()), int((cells == 2).sum())
     if (winner == 1) != (xs == os_ + 1):
         raise InvalidPositionError(
-            f"tic-tac-toe position {text!r} is unreachable: play continued after "
+            f"tic-tac-toe position {excerpt(text)} is unreachable: play continued after "
             f"{SYMBOLS[winner].upper()} completed a line"
         )
     lines = [set(line.tolist()) for line in LINES if (cells[line] == winner).all()]
     if not set.intersection(*lines):
         raise InvalidPositionError(
-            f"tic-tac-toe position {text!r} is unreachable: its winning lines share no cell, "
+            f"tic-tac-toe position {excerpt(text)} is unreachable: its winning lines share no "
+            "cell, "
             "so no single last move made them"
         )
     return winner

@@ -26,7 +26,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardzoo.clock import monotonic
 from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.connect_four import (
     COLUMNS,
@@ -41,6 +40,7 @@ from boardzoo.envs.connect_four import (
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY
 from boardzoo.knowledge import Solution
 from boardzoo.knowledge.base import Knowledge
+from boardzoo.timecontrol import monotonic
 
 __all__ = [
     "KNOWLEDGE",
@@ -337,7 +337,7 @@ def _optimal_moves(current, mask, score, keys, values, stats, deadline, scratch,
     return found
 
 
-@njit
+@njit(cache=True)
 def _solve(current, mask, keys, values, stats, seconds, first_only):
     """(moves, score) of the 6x7 position: the cells of its strictly optimal moves (fastest
     win, slowest loss; only the first in centre-first order with ``first_only``) and its

@@ -20,7 +20,7 @@ Exact endgame solver (:func:`solve`)
     reference machine: FFO #1-#19 (14-16 empties) 8 ms on average, 22 ms at most; 8x8
     positions from random play 0.1-0.3 s at 18 empties, 1-5 s at 20; FFO #40 (20 empties)
     1.7 s, #41-#44 (22-23) 3-10 s each; 6x6 0.3-0.7 s at 20 empties. The search also gives
-    up (returns None) once ``time_limit`` has passed, reading :func:`boardzoo.clock.monotonic`
+    up (returns None) once ``time_limit`` has passed, reading :func:`boardzoo.timecontrol.monotonic`
     every :data:`CLOCK_CHECK_NODES` nodes.
 
 >>> from boardzoo.envs.othello import Othello
@@ -39,7 +39,6 @@ import math
 import numpy as np
 from numba import njit
 
-from boardzoo.clock import monotonic
 from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.core import ONGOING, OUTCOME, TO_PLAY
 from boardzoo.envs.othello import (
@@ -61,6 +60,7 @@ from boardzoo.knowledge.othello_squares import (
     neighbours,
     square_of,
 )
+from boardzoo.timecontrol import monotonic
 
 __all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_GROWTH", "COST_MODEL",
            "SOLVE_SPEED", "solve",
@@ -345,7 +345,7 @@ def _deep(player, opponent, alpha, beta, size, boards, bounds, stats, deadline):
     return best
 
 
-@njit
+@njit(cache=True)
 def _solve_kernel(player, opponent, size, boards, bounds, stats, time_limit):
     """(exact score, best square) for ``player`` to move in an unfinished game; the square is
     -1 when ``player`` must pass. (0, -1) when ``time_limit`` seconds passed first (counted

@@ -42,7 +42,7 @@ from boardzoo.agents.alphazero.checkpoint import (
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, pick_device
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
-from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.errors import CheckpointError, InvalidOptionError, excerpt
 from boardzoo.executor import Executor, WorkerPool, make_executor
 from boardzoo.files import atomic_write_bytes, atomic_write_text, save_figure
 from boardzoo.store import ResultsStore
@@ -187,10 +187,16 @@ def _train_with(rules: Game, config: TrainConfig, out: Path, resume: bool, sink:
     best = copy.deepcopy(net) if config.gating_games else None
     iteration, elapsed, best_step = 0, 0.0, 0
     if resume and (out / "state.pt").exists():  # (killed before its first save: start over)
-        iteration, elapsed, best_step = _load_state(out / "state.pt", learner, best)
+        iteration, elapsed, best_step = _load_state(out / "state.pt", rules, learner, best)
     replay = _replay_with_labels(rules, config, labelled)
     for it in range(1, iteration + 1):
-        _add_iteration(replay, sink, _tasks(config, it))
+        try:
+            _add_iteration(replay, sink, _tasks(config, it))
+        except KeyError as err:
+            raise CheckpointError(
+                f"--resume {str(out)!r}: game {err.args[0]} of iteration {it} is not in the "
+                f"run's {STORE_FILE}, so its replay buffer cannot be rebuilt; put the run's "
+                f"{STORE_FILE} back, or start a new run with --out NEW_FOLDER") from None
     log = _read_log(out / "log.csv")
     writer = _tensorboard(out)
     if labelled and iteration == 0 and not log:
@@ -438,6 +444,7 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
     if resume:
         if not saved.exists():
             raise CheckpointError(f"--resume {str(out)!r}: no training run there (config.json)")
+        _check_resumable(out)
         values = read_table(saved, f"the run's config.json {str(saved)!r}")
         if values.pop("game", game) != game:
             raise CheckpointError(f"{str(out)!r} holds a run of another game, not {game!r}")
@@ -448,12 +455,37 @@ def _resolve_config(game: str, config: TrainConfig | None, out: Path, resume: bo
             return previous, bool(changes)
         return replace(previous, **{k: getattr(config, k) for k in BUDGET_FIELDS}), bool(changes)
     config = config or TrainConfig()
-    if (out / "state.pt").exists():
+    found = [name for name in RUN_FILES if (out / name).exists()]
+    if found:
         raise InvalidOptionError(
-            f"{str(out)!r} already holds a training run: resume it (--resume / resume=True) "
-            "or choose another --out"
+            f"{str(out)!r} already holds a training run ({', '.join(found)}): resume it "
+            "(--resume / resume=True) or choose another --out"
         )
     return config, True
+
+
+#: the files that make a folder a training run's: a new run never starts over them
+RUN_FILES = ("config.json", "state.pt", "latest.pt", "best.pt", "log.csv")
+
+
+def _check_resumable(out: Path) -> None:
+    """CheckpointError for a run folder that cannot continue: its resume state (state.pt)
+    lost while a trained network or logged iterations remain (resuming would train a new
+    network over them), or its stored games lost (the replay cannot be rebuilt). A run
+    killed before its first iteration ended has neither and starts that iteration again."""
+    fresh = f"start a new run with --out NEW_FOLDER (--init-from {str(out / 'latest.pt')!r} " \
+            "starts it from the trained network)"
+    if not (out / "state.pt").exists():
+        left = [name for name in ("latest.pt", "best.pt", "log.csv") if (out / name).exists()]
+        if left:
+            raise CheckpointError(
+                f"--resume {str(out)!r}: the run's resume state state.pt is missing, but "
+                f"{', '.join(left)} {'is' if len(left) == 1 else 'are'} there: resuming would "
+                f"train a new network over them. Put state.pt back, or {fresh}")
+    elif not (out / STORE_FILE).exists() and not (out / OLD_GAMES_FOLDER).is_dir():
+        raise CheckpointError(
+            f"--resume {str(out)!r}: the run's games ({STORE_FILE}) are missing, so its "
+            f"replay buffer cannot be rebuilt. Put {STORE_FILE} back, or {fresh}")
 
 
 def _changed_config(previous: TrainConfig, changes: Mapping[str, Any]) -> TrainConfig:
@@ -482,24 +514,36 @@ def _save_state(out: Path, rules: Game, learner: Learner, iteration: int, elapse
                     {"iteration": iteration, "minutes": round(elapsed / 60, 2)})
 
 
-def _load_state(path: Path, learner: Learner,
+def _load_state(path: Path, rules: Game, learner: Learner,
                 best: AlphaZeroNet | None) -> tuple[int, float, int]:
-    """(iteration, elapsed seconds, best network's step) of a saved run, loaded into
-    ``learner`` and ``best``."""
+    """(iteration, elapsed seconds, best network's step) of a saved run of ``rules``' game,
+    loaded into ``learner`` and ``best``; every field checked first."""
     state = safe_torch_load(path, "training state")
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a boardzoo training state")
     if state.get("version") != STATE_VERSION:
         raise CheckpointError(
-            f"{str(path)!r}: unknown training-state version {state.get('version')!r}"
+            f"{str(path)!r}: unknown training-state version {excerpt(state.get('version'))}"
         )
+    if state.get("game") != rules.name:
+        raise CheckpointError(f"{str(path)!r} is the training state of a run of "
+                              f"{excerpt(state.get('game'))}, not of {rules.name!r}")
+    counts = {"iteration": state.get("iteration"), "best_step": state.get("best_step", 0),
+              "elapsed": state.get("elapsed")}
+    for name, value in counts.items():
+        kinds = (int, float) if name == "elapsed" else (int,)
+        if type(value) not in kinds or not 0 <= value < math.inf:
+            raise CheckpointError(f"{str(path)!r} is damaged: its {name} is {excerpt(value)}, "
+                                  "not a number >= 0")
     try:
         learner.load(state)
         if best is not None:
             best.load_state_dict(state["best_weights"])
-    except (KeyError, RuntimeError, ValueError) as err:
-        raise CheckpointError(f"{str(path)!r} does not fit this network: {err}") from None
-    return int(state["iteration"]), float(state["elapsed"]), int(state.get("best_step", 0))
+    except (KeyError, RuntimeError, ValueError, TypeError) as err:
+        reason = " ".join(line.strip() for line in str(err).splitlines()[:2])
+        raise CheckpointError(f"{str(path)!r} does not fit this run's network: "
+                              f"{reason[:300]}") from None
+    return counts["iteration"], float(counts["elapsed"]), counts["best_step"]
 
 
 def _budget_spent(config: TrainConfig, iteration: int, seconds: float) -> float:
@@ -519,10 +563,22 @@ def _budget_left(config: TrainConfig, iteration: int, seconds: float) -> bool:
 
 
 def _read_log(path: Path) -> list[dict[str, Any]]:
+    """The rows of a run's log.csv (none if there is none); CheckpointError if it is not
+    one this loop writes."""
     if not path.exists():
         return []
-    with path.open(encoding="utf-8", newline="") as fh:
-        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh, restval=""))
+    except (UnicodeDecodeError, csv.Error, OSError) as err:
+        raise CheckpointError(f"the run's log {str(path)!r} is not a readable CSV log "
+                              f"({type(err).__name__}); move it away to resume (the log then "
+                              "restarts)") from None
+    if any(None in row or not row.get("iteration", "").isdigit() for row in rows):
+        raise CheckpointError(f"the run's log {str(path)!r} is not a log this training wrote "
+                              "(a row without its iteration number, or with more cells than "
+                              "columns); move it away to resume (the log then restarts)")
+    return [{k: _number(v) for k, v in row.items()} for row in rows]
 
 
 def _number(text: str) -> Any:

@@ -1,5 +1,5 @@
 """Self-play: many games advanced in lockstep, their searches' leaves evaluated in one network
-call per round (:class:`~boardzoo.agents.mcts.batched.LeafBatcher`, one tree per game).
+call per round (``AlphaZeroAgent.search_many``: the agent's own search, one tree per game).
 
 Per move: with probability ``full_search_prob`` a *full* search (``simulations``, Dirichlet
 noise ``(1 - eps) P + eps Dir(alpha)`` at the root) whose visit counts become a training
@@ -20,24 +20,19 @@ from typing import Any
 
 import numpy as np
 
+from boardzoo.agents.alphazero.agent import AlphaZeroAgent
 from boardzoo.agents.alphazero.network import (
     AlphaZeroNet,
     NetworkConfig,
-    NetworkEvaluator,
     pick_device,
     zero_subnormals,
 )
-from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
-from boardzoo.agents.mcts.rules import PUCT, SearchConfig, add_root_noise
-from boardzoo.agents.mcts.tree import ACTION, VALUE, VISITS, Tree
+from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.envs import make_game
-from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game, outcome_returns
-from boardzoo.rng import make_rng
 from boardzoo.training.config import TrainConfig
-from boardzoo.wrappers.model import EnvModel
 
-__all__ = ["GameTask", "SelfPlayWorker", "play_games", "search_settings"]
+__all__ = ["GameTask", "SelfPlayWorker", "play_games", "selfplay_agent"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +48,6 @@ class _Game:
     task: GameTask
     rng: np.random.Generator
     state: np.ndarray
-    tree: Tree
     never_resign: bool
     moves: list
     targets: list
@@ -82,33 +76,39 @@ class SelfPlayWorker:
 
     def play(self, tasks: list[GameTask]) -> list[dict[str, Any]]:
         """One record per task, in task order (:func:`play_games`)."""
-        return play_games(self.net, self.game, self.config, tasks, self.version)
+        agent = selfplay_agent(self.net, self.game, self.config)
+        return play_games(agent, self.config, tasks, self.version)
 
 
-def search_settings(config: TrainConfig):
-    """The compiled search settings (PUCT, no solver) self-play uses."""
-    return SearchConfig(kind=PUCT, c=config.c, solver=False).typed()
+def selfplay_agent(net: AlphaZeroNet, game: Game, config: TrainConfig) -> AlphaZeroAgent:
+    """The agent self-play searches with: AlphaZero's own search (PUCT, no solver) with the
+    config's exploration constant and Dirichlet root noise, so that the positions trained on
+    are searched exactly as the agent searches them in play. A new agent starts with an
+    empty evaluation cache (its network's weights may have changed)."""
+    noise = (config.dirichlet_epsilon, config.alpha_for(game.name))
+    return AlphaZeroAgent(net, game, simulations=config.simulations, c=config.c,
+                          dirichlet=noise if config.dirichlet_epsilon > 0 else None)
 
 
-def play_games(net: AlphaZeroNet, game: Game, config: TrainConfig, tasks: list[GameTask],
-               network_step: int = 0, batcher: LeafBatcher | None = None
-               ) -> list[dict[str, Any]]:
-    """Play ``tasks`` by self-play with ``net``, ``config.parallel_games`` at a time; returns
-    one record per task (in task order). ``batcher`` (default: a new one over ``net``)
-    collects the search statistics."""
+def play_games(agent: AlphaZeroAgent, config: TrainConfig, tasks: list[GameTask],
+               network_step: int = 0) -> list[dict[str, Any]]:
+    """Play ``tasks`` by self-play with ``agent`` (:func:`selfplay_agent`),
+    ``config.parallel_games`` at a time; returns one record per task (in task order). The
+    agent's ``statistics`` count the search's work."""
+    game = agent.game
     records: dict[str, dict[str, Any]] = {}
-    batcher = batcher or LeafBatcher(NetworkEvaluator(net, game))
-    model = EnvModel(BoardGameEnv(game))
-    cfg = search_settings(config)
-    alpha = config.alpha_for(game.name)
     for start in range(0, len(tasks), config.parallel_games):
         chunk = tasks[start:start + config.parallel_games]
         games = [_new_game(task, game, config) for task in chunk]
-        tree_rng = make_rng(np.random.default_rng(tasks[start].seed))
         while games:
-            _search_all(games, batcher, model, cfg, config, alpha, tree_rng)
             for g in games:
-                _play_move(g, game, config)
+                g.full = g.rng.random() < config.full_search_prob
+            summaries = agent.search_many(
+                [g.state for g in games],
+                [config.simulations if g.full else config.fast_simulations for g in games],
+                noise=[g.rng if g.full else None for g in games])
+            for g, summary in zip(games, summaries, strict=True):
+                _play_move(g, summary, game, config)
             for g in [g for g in games if game.is_terminal(g.state) or g.resigned is not None]:
                 records[g.task.game_id] = _record(g, game, network_step)
                 games.remove(g)
@@ -118,39 +118,19 @@ def play_games(net: AlphaZeroNet, game: Game, config: TrainConfig, tasks: list[G
 def _new_game(task: GameTask, game: Game, config: TrainConfig) -> _Game:
     rng = np.random.default_rng(task.seed)
     never_resign = config.resign_threshold is None or rng.random() < config.resign_check_fraction
-    return _Game(task, rng, game.initial_state(), Tree(1 << 12), never_resign, [], [])
+    return _Game(task, rng, game.initial_state(), never_resign, [], [])
 
 
-def _search_all(games, batcher, model, cfg, config, alpha, tree_rng) -> None:
-    """One search per game, all batched: expand the roots, add noise to full ones, search."""
-    jobs = []
-    for g in games:
-        g.tree.clear()
-        g.full = g.rng.random() < config.full_search_prob
-        jobs.append(SearchJob(g.tree, cfg, model, g.state, 1))
-    batcher.run(jobs, tree_rng)
-    for g, job in zip(games, jobs, strict=True):
-        budget = config.simulations if g.full else config.fast_simulations
-        if g.full and config.dirichlet_epsilon > 0:
-            add_root_noise(g.tree, config.dirichlet_epsilon, alpha, g.rng)
-        job.simulations = budget
-    batcher.run(jobs, tree_rng)
-
-
-def _play_move(g: _Game, game: Game, config: TrainConfig) -> None:
+def _play_move(g: _Game, summary: TreeSummary, game: Game, config: TrainConfig) -> None:
     """Record the target of a full search, then pick and play the move (or resign)."""
-    tree = g.tree
-    children = list(tree.children())
-    actions = tree.ints[children, ACTION].astype(np.int64)
-    visits = tree.ints[children, VISITS].astype(np.float64)
+    actions, visits = summary.actions, summary.visits.astype(np.float64)
     ply = len(g.moves)
     if g.full:
         policy = visits / visits.sum()
         g.targets.append({"ply": ply, "actions": actions.tolist(),
                           "probs": [round(float(p), 6) for p in policy]})
-    root_value = -float(tree.floats[0, VALUE]) / max(int(tree.ints[0, VISITS]), 1)
     to_play = int(game.to_play(g.state))
-    if config.resign_threshold is not None and root_value < -config.resign_threshold:
+    if config.resign_threshold is not None and summary.value < -config.resign_threshold:
         if g.would_resign is None:
             g.would_resign = to_play
         if not g.never_resign:

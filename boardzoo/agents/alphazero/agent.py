@@ -10,6 +10,7 @@ Values are from the side to move's view in [-1, 1].
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,12 +18,12 @@ import numpy as np
 from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator, pick_device
 from boardzoo.agents.mcts.agent import MCTSAgent
-from boardzoo.agents.mcts.batched import LeafBatcher, SearchJob
-from boardzoo.agents.mcts.tree import ACTION, VISITS, Tree
+from boardzoo.agents.mcts.batched import BatchStats
+from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError
-from boardzoo.wrappers.model import EnvModel, boardzoo_env
+from boardzoo.wrappers.model import EnvModel, GameModel, boardzoo_env
 
 __all__ = ["AlphaZeroAgent", "ShippedAlphaZero", "agent_from_spec", "checkpoint_name"]
 
@@ -41,8 +42,6 @@ class AlphaZeroAgent(MCTSAgent):
     ``gumbel_actions``, ``batch_size``, ``cache_size``, ``seed``) are as for
     :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
     """
-
-    batcher: LeafBatcher  # always there: the network is the evaluator
 
     def __init__(
         self,
@@ -88,6 +87,7 @@ class AlphaZeroAgent(MCTSAgent):
             batch_size=batch_size,
             cache_size=cache_size,
         )
+        self._game_model: EnvModel | None = None
 
     @classmethod
     def from_checkpoint(
@@ -98,44 +98,57 @@ class AlphaZeroAgent(MCTSAgent):
         checkpoint = load_checkpoint(resolve_checkpoint(name_or_path), device=pick_device(device))
         return cls(checkpoint.net, checkpoint.game, **search_options)
 
-    def search(self, env: Any, clock: Any = None, on_progress: Any = None, stop: Any = None):
-        """Search ``env``'s position (it must be the network's game with its options);
-        ``clock``, ``on_progress``, ``stop`` as for :meth:`MCTSAgent.search`."""
-        raw = boardzoo_env(env)
-        if raw is not None:
-            self.check_plays(raw.game)
-        return super().search(env, clock=clock, on_progress=on_progress, stop=stop)
-
     def check_plays(self, game: Game) -> None:
         """Refuse (InvalidOptionError) any game but the network's, options included."""
         if game.key != self.game.key:
             raise InvalidOptionError(f"this AlphaZero network plays {self.game!r}, not {game!r}")
 
-    def root_visits(self, states: list[np.ndarray], simulations: int | None = None) -> np.ndarray:
-        """Fresh searches of many positions of the network's game at once, one tree each and
-        one network call per round for all of them (no noise, no reuse): root visit counts,
-        shape ``[len(states), num_actions]``. The search is the same as :meth:`search` with
-        ``batch_size=1``."""
-        simulations = simulations or self.simulations
-        if not simulations:
+    def _check_model(self, model: EnvModel) -> None:
+        """Search only the network's game (its options included)."""
+        if isinstance(model, GameModel):
+            self.check_plays(model.game)
+
+    def search_many(self, states: Sequence[np.ndarray], simulations: int | Sequence[int],
+                    noise: Sequence[np.random.Generator | None] | None = None,
+                    ) -> list[TreeSummary]:
+        """Fresh searches of many positions of the network's game at once, one tree each
+        and one network call per round for all of them (no reuse; the search is the same
+        as :meth:`search` with ``batch_size=1``): ``simulations`` per position (one number
+        or one per position); ``noise[i]`` draws position ``i``'s Dirichlet root noise
+        (the agent's ``dirichlet``), None for none. One summary per position, in order."""
+        model = self._model()
+        return self.searcher(model).run_many(model, states, simulations, noise)
+
+    def root_visits(self, states: Sequence[np.ndarray], simulations: int | None = None,
+                    ) -> np.ndarray:
+        """Root visit counts of :meth:`search_many` without noise (``simulations`` default:
+        the agent's), shape ``[len(states), num_actions]``."""
+        budget = simulations or self.simulations
+        if not budget:
             raise InvalidOptionError("root_visits needs a simulation budget")
-        model = EnvModel(BoardGameEnv(self.game))
-        jobs = [SearchJob(Tree(1 << 10), self._settings_on(model).cfg, model, s, 1)
-                for s in states]
-        self.batcher.run(jobs, self.rng)  # expand every root first, as search() does
-        for job in jobs:
-            job.simulations = simulations
-        self.batcher.run(jobs, self.rng)
-        visits = np.zeros((len(states), self.game.num_actions))
-        for k, job in enumerate(jobs):
-            children = list(job.tree.children())
-            visits[k, job.tree.ints[children, ACTION]] = job.tree.ints[children, VISITS]
-        return visits
+        return np.stack([s.visit_counts() for s in self.search_many(states, budget)])
+
+    @property
+    def statistics(self) -> BatchStats:
+        """What the network evaluations did so far (simulations, evaluations, cache hits,
+        calls, the network's seconds)."""
+        batcher = self.searcher(self._model()).batcher
+        assert batcher is not None
+        return batcher.stats
 
     def clear_cache(self) -> None:
-        """Forget cached network evaluations (benchmarks; after changing the weights)."""
-        if self.batcher.cache is not None:
-            self.batcher.cache.clear()
+        """Forget cached network evaluations and the statistics (benchmarks; after
+        changing the weights)."""
+        batcher = self.searcher(self._model()).batcher
+        assert batcher is not None
+        if batcher.cache is not None:
+            batcher.cache.clear()
+        batcher.stats = BatchStats()
+
+    def _model(self) -> EnvModel:
+        if self._game_model is None:
+            self._game_model = EnvModel(BoardGameEnv(self.game))
+        return self._game_model
 
 
 def checkpoint_name(game: Game) -> str:

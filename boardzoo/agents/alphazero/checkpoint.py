@@ -28,12 +28,13 @@ import torch
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, zero_subnormals
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
-from boardzoo.errors import BoardzooError, CheckpointError
+from boardzoo.errors import BoardzooError, CheckpointError, excerpt
 from boardzoo.files import atomic_write_bytes
 from boardzoo.torch_files import safe_torch_load, torch_bytes
 
 __all__ = [
     "FORMAT",
+    "MAX_META_DEPTH",
     "VERSION",
     "Checkpoint",
     "load_checkpoint",
@@ -75,40 +76,136 @@ def save_checkpoint(path: str | os.PathLike, game: Game, net: AlphaZeroNet, step
 
 def load_checkpoint(path: str | os.PathLike, game: Game | None = None,
                     device: torch.device | str = "cpu") -> Checkpoint:
-    """Load a checkpoint file; with ``game`` given, refuse one of another game or options."""
-    payload = safe_torch_load(path)
-    _check_header(payload, path)
-    try:
-        options = json.loads(payload["game_options"])
-        saved_game = make_game(payload["game"], **_tuples(options))
-        config = NetworkConfig(**json.loads(payload["network"]))
-        meta = json.loads(payload.get("meta", "{}"))
-    except (KeyError, TypeError, json.JSONDecodeError, BoardzooError) as err:
-        raise CheckpointError(f"checkpoint {str(path)!r} has a malformed header: {err}") from None
+    """Load a checkpoint file; with ``game`` given, refuse one of another game or options.
+
+    Everything is checked before the network is built: the header's fields and types, the
+    network size within :data:`~boardzoo.agents.alphazero.network.NETWORK_LIMITS`, and the
+    shape of every weight against the network the header declares, so a forged header
+    cannot make loading allocate more than the file itself holds."""
+    saved_game, config, step, meta, weights = _read_header(safe_torch_load(path), path)
     if game is not None and game.key != saved_game.key:
         raise CheckpointError(
             f"checkpoint {str(path)!r} is for {saved_game!r}, not {game!r}"
         )
+    _check_weights_fit(saved_game, config, weights, path)
     net = AlphaZeroNet.for_game(saved_game, config)
     try:
-        net.load_state_dict(payload["weights"])
+        net.load_state_dict(weights)
     except (RuntimeError, KeyError, TypeError) as err:
         raise CheckpointError(
             f"checkpoint {str(path)!r}: weights do not fit the network it declares: "
             f"{str(err).splitlines()[0][:200]}"
         ) from None
     zero_subnormals(net)
-    return Checkpoint(saved_game, net.to(device).eval(), int(payload["step"]), meta)
+    return Checkpoint(saved_game, net.to(device).eval(), step, meta)
 
 
-def _check_header(payload: Any, path: Any) -> None:
+class _Header(NamedTuple):
+    game: Game
+    config: NetworkConfig
+    step: int
+    meta: dict[str, Any]
+    weights: dict[str, torch.Tensor]
+
+
+#: the header's fields and their types (``meta`` may be absent)
+_FIELDS = {"game": str, "game_options": str, "network": str, "step": int, "meta": str,
+           "weights": dict}
+#: how deep ``meta`` may nest (boardzoo writes flat figures)
+MAX_META_DEPTH = 32
+
+
+def _read_header(payload: Any, path: Any) -> _Header:
+    """The checkpoint's header, every field checked (type, JSON, range); CheckpointError
+    saying which field is wrong otherwise."""
+    name = f"checkpoint {str(path)!r}"
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a boardzoo AlphaZero checkpoint")
     if payload.get("version") != VERSION:
         raise CheckpointError(
-            f"checkpoint {str(path)!r} has format version {payload.get('version')!r}; this "
-            f"boardzoo reads version {VERSION}"
+            f"{name} has format version {excerpt(payload.get('version'))}; this boardzoo "
+            f"reads version {VERSION}"
         )
+    fields = {"meta": "{}", **payload}
+    for key, kind in _FIELDS.items():
+        value = fields.get(key)
+        if type(value) is not kind:
+            raise CheckpointError(f"{name} has a malformed header: {key!r} is "
+                                  f"{excerpt(value)}, not {_KIND_WORDS[kind]}")
+    weights = fields["weights"]
+    if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in weights.items()):
+        raise CheckpointError(f"{name} has a malformed header: 'weights' is not a table of "
+                              "named tensors")
+    if fields["step"] < 0:
+        raise CheckpointError(f"{name} has a malformed header: 'step' is {fields['step']}, "
+                              "not a count >= 0")
+    options, network, meta = (_json_object(fields[key], key, name)
+                              for key in ("game_options", "network", "meta"))
+    if _depth(meta) > MAX_META_DEPTH:
+        raise CheckpointError(f"{name} has a malformed header: 'meta' nests deeper than "
+                              f"{MAX_META_DEPTH} levels")
+    try:
+        saved_game = make_game(fields["game"], **_tuples(options))
+        config = NetworkConfig(**network)
+    except (TypeError, BoardzooError) as err:
+        raise CheckpointError(f"{name} has a malformed header: {err}") from None
+    return _Header(saved_game, config, fields["step"], meta, weights)
+
+
+_KIND_WORDS = {str: "text", int: "an integer", dict: "a table"}
+
+
+def _json_object(text: str, key: str, name: str) -> dict[str, Any]:
+    """The JSON object of the header field ``key``; CheckpointError if it is not one."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as err:
+        reason = "it nests too deep" if isinstance(err, RecursionError) else str(err)
+        raise CheckpointError(f"{name} has a malformed header: {key!r} is not JSON "
+                              f"({reason})") from None
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{name} has a malformed header: {key!r} is not a JSON object")
+    return value
+
+
+def _depth(value: Any) -> int:
+    """How deep JSON lists and objects nest in ``value`` (0 for a number or text), counted
+    without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+            deepest = max(deepest, depth + 1)
+    return deepest
+
+
+def _check_weights_fit(game: Game, config: NetworkConfig, weights: dict[str, torch.Tensor],
+                       path: Any) -> None:
+    """CheckpointError unless ``weights`` has exactly the tensors, of exactly the shapes, of
+    the network ``config`` declares for ``game``: computed on torch's meta device, which
+    allocates no memory, so a header that overstates the network is refused first."""
+    with torch.device("meta"):
+        declared = AlphaZeroNet.for_game(game, config).state_dict()
+    wanted = {key: tuple(tensor.shape) for key, tensor in declared.items()}
+    found = {key: tuple(tensor.shape) for key, tensor in weights.items()}
+    if wanted == found:
+        return
+    differ = [key for key in wanted if key in found and wanted[key] != found[key]]
+    missing, extra = sorted(wanted.keys() - found.keys()), sorted(found.keys() - wanted.keys())
+    if differ:
+        key = differ[0]
+        detail = f"{key} is {list(found[key])} in the file, {list(wanted[key])} in that network"
+    elif missing:
+        detail = f"{len(missing)} of its tensors are missing (e.g. {missing[0]})"
+    else:
+        detail = f"{len(extra)} tensors are not in it (e.g. {excerpt(extra[0])})"
+    raise CheckpointError(
+        f"checkpoint {str(path)!r}: its header declares a network of {config.blocks} blocks "
+        f"x {config.channels} channels (value head {config.value_hidden}) that its weights "
+        f"do not fit: {detail}"
+    )
 
 
 def _tuples(options: dict[str, Any]) -> dict[str, Any]:

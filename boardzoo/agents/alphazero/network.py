@@ -18,19 +18,25 @@ from torch.nn import functional as F
 
 from boardzoo.envs.core import Game
 from boardzoo.envs.symmetry import symmetries
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.wrappers.model import Evaluation
 
 ILLEGAL_LOGIT = -1e9
 
-__all__ = ["AlphaZeroNet", "NetworkConfig", "NetworkEvaluator", "alphazero_loss", "pick_device",
-           "zero_subnormals"]
+__all__ = ["NETWORK_LIMITS", "AlphaZeroNet", "NetworkConfig", "NetworkEvaluator",
+           "alphazero_loss", "pick_device", "zero_subnormals"]
+
+
+#: the sizes a network may have, per field: up to AlphaGo Zero's 40 blocks at twice its 256
+#: channels (under 1 GB of weights); a bigger one is a damaged or hostile checkpoint or
+#: config, refused before anything is allocated
+NETWORK_LIMITS = {"blocks": (0, 40), "channels": (1, 512), "value_hidden": (1, 2048)}
 
 
 @dataclass(frozen=True)
 class NetworkConfig:
     """The tower's shape: ``blocks`` residual blocks of ``channels`` 3x3 convolutions; the
-    value head's hidden layer has ``value_hidden`` units."""
+    value head's hidden layer has ``value_hidden`` units (each within NETWORK_LIMITS)."""
 
     blocks: int = 4
     channels: int = 64
@@ -38,8 +44,10 @@ class NetworkConfig:
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
-            if not isinstance(value, int) or value < (0 if name == "blocks" else 1):
-                raise InvalidOptionError(f"network {name}={value!r}; give a positive integer")
+            low, high = NETWORK_LIMITS[name]
+            if type(value) is not int or not low <= value <= high:
+                raise InvalidOptionError(
+                    f"network {name}={excerpt(value)}; give an integer in {low}..{high}")
 
 
 class _Residual(nn.Module):

@@ -3,28 +3,30 @@ trees at once), their leaves are valued by one :class:`~boardzoo.wrappers.model.
 call, and the results are backed up, all with the same selection, expansion and backup rules
 as the compiled loop (:mod:`boardzoo.agents.mcts.rules`).
 
-A simulation is three steps, each compiled on boardzoo's games:
+A round has three steps; on boardzoo's games the first and the last run compiled over every
+tree at once, so Python only hands the batch of leaves to the evaluator and back:
 
-1. ``descend``: select from the root to a leaf, playing the moves on a copy of the root state.
-   A finished game or a proven node is backed up at once; a new leaf is marked ``PENDING`` and
-   gets a *virtual loss* on its path (one visit and a loss for every mover on it), so the
-   next descent in the same round prefers another line;
+1. ``descend_trees``: in each tree, up to ``leaves`` descents from the root to a leaf,
+   playing the moves on a copy of the root state. A finished game or a proven node is
+   backed up at once; a new leaf is marked ``PENDING`` and gets a *virtual loss* on its path
+   (one visit and a loss for every mover on it), so the next descent prefers another line;
 2. the batch of pending leaves is evaluated in one call (positions seen before come from a
    cache keyed by the state's bytes);
-3. ``finish``: the virtual loss is taken back, the leaf expanded with the softmax of its
-   logits over the legal moves as priors, and its value (side to move's view, converted to
-   seat 0) backed up.
+3. ``finish_leaves``: the virtual loss is taken back, each leaf expanded with the softmax of
+   its logits over the legal moves as priors, and its value (side to move's view, converted
+   to seat 0) backed up along the path its parents give.
 
-On other PettingZoo envs (``AECModel``) steps 1 and 3 run through the model in Python with
-the same compiled rules.
+The trees of a round are one :class:`~boardzoo.agents.mcts.tree.TreeArrays` with a leading
+tree axis (``[trees, rows, columns]``): a :class:`Forest` of fresh searches, or a single
+tree seen as a forest of one. On other PettingZoo envs (``AECModel``) step 1 runs through the
+model in Python, with the same rules.
 """
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -46,24 +48,59 @@ from boardzoo.agents.mcts.rules import (
 )
 from boardzoo.agents.mcts.tree import (
     ACTION,
+    CAPACITY,
     FIRST,
+    FLOAT_COLUMNS,
+    INT_COLUMNS,
     MOVER,
+    PARENT,
     PROVEN,
+    SIZE,
     UNKNOWN,
     VALUE,
     VISITS,
     Tree,
+    TreeArrays,
+    init_root,
 )
-from boardzoo.clock import monotonic
+from boardzoo.envs.core import TO_PLAY
+from boardzoo.envs.tags import game_function, game_tag, legal_mask, observe
+from boardzoo.timecontrol import monotonic
 from boardzoo.wrappers.model import Evaluator, GameModel
 
-__all__ = ["PENDING", "EvaluationCache", "LeafBatcher", "SearchJob"]
+__all__ = ["PENDING", "BatchStats", "BatchedSearch", "EvaluationCache", "Forest", "roots_array"]
 
 PENDING = -2  # FIRST of a leaf whose evaluation is in flight
-# descend results
-NEW_LEAF, BACKED_UP, COLLISION = 0, 1, 2
 
 
+class Leaves(NamedTuple):
+    """The pending leaves of a round: their states, and the tree and node of each."""
+
+    states: np.ndarray
+    tree: np.ndarray
+    node: np.ndarray
+
+
+class Evaluated(NamedTuple):
+    """The evaluated leaves of a round (the first ``count`` rows of ``Leaves``): the side to
+    move at each, its legal mask ``[A]``, priors ``[A]`` and seat 0's value."""
+
+    to_play: np.ndarray
+    masks: np.ndarray
+    priors: np.ndarray
+    values0: np.ndarray
+
+
+class Round(NamedTuple):
+    """A round's plan: at most ``leaves`` new leaves per tree, every descent through root
+    child row ``forced_child`` when >= 0; ``num_actions`` children at most per node."""
+
+    leaves: int
+    forced_child: int
+    num_actions: int
+
+
+# ------------------------------------------------------------------ compiled steps
 @njit(cache=True)
 def add_virtual_loss(ints, floats, path, length, sign):
     """``sign`` = +1 adds one visit and a loss (-1, mover's view) to every node on the path;
@@ -74,58 +111,161 @@ def add_virtual_loss(ints, floats, path, length, sign):
         floats[node, VALUE] -= sign
 
 
-@njit
-def descend(ints, floats, cfg, state, path, forced_child, apply_fn):
-    """Step 1 on a boardzoo game: ``(code, leaf, length of path)``, ``state`` (a copy of the
-    root's) played on to the leaf (see the module docstring for the codes)."""
+@njit(cache=True)
+def _root_proven(cfg, ints):
+    return cfg.solver and ints[0, PROVEN] != UNKNOWN
+
+
+@game_function("the batched search")
+def descend_trees(tag, trees, cfg, roots, plan, targets, done, full, out):
+    """Step 1 on a boardzoo game for every tree ``b`` still short of ``targets[b]``
+    simulations (counted in ``done``): its new pending leaves written to ``out``, finished
+    games and proven nodes backed up at once; a tree with no room left for an expansion is
+    marked ``full``. Returns the number of leaves."""
+    path = np.empty(MAX_TREE_DEPTH, np.int64)
     no_trace = np.empty((2, 0), np.int64)
-    node, length = walk_to_leaf(ints, floats, cfg, state, path, apply_fn, forced_child,
-                                no_trace)
-    settled, value0 = settle(ints, floats, cfg, node, state)
-    if settled:
-        back_up(ints, floats, cfg, path, length, value0, no_trace)
-        return BACKED_UP, node, length
-    if ints[node, FIRST] == PENDING:
-        return COLLISION, node, length
-    ints[node, FIRST] = PENDING
-    add_virtual_loss(ints, floats, path, length, 1)
-    return NEW_LEAF, node, length
-
-
-@functools.cache
-def descender(apply_fn: Any) -> Any:
-    """``descend`` for one game's apply kernel, compiled with the kernel as a constant:
-    ``descend(..., apply_fn)`` called from Python types its function argument on every call
-    (the tree's work doubled where the network's answers come from the evaluation cache;
-    within noise where the network dominates), this does not."""
-
-    @njit
-    def descend_in_game(ints, floats, cfg, state, path, forced_child):
-        return descend(ints, floats, cfg, state, path, forced_child, apply_fn)
-
-    return descend_in_game
+    count = 0
+    for b in range(roots.shape[0]):
+        ints, floats, meta = trees.ints[b], trees.floats[b], trees.meta[b]
+        if full[b] or done[b] >= targets[b] or _root_proven(cfg, ints):
+            continue
+        room = (meta[CAPACITY] - meta[SIZE]) // plan.num_actions
+        if room < 1:
+            full[b] = True
+            continue
+        wanted = min(plan.leaves, room, targets[b] - done[b])
+        new, attempts = 0, 0
+        while new < wanted and attempts < 2 * wanted + 2:
+            attempts += 1
+            state = out.states[count]
+            state[:] = roots[b]
+            node, length = walk_to_leaf(tag, ints, floats, cfg, state, path, plan.forced_child,
+                                        no_trace)
+            settled, value0 = settle(ints, floats, cfg, node, state)
+            if settled:
+                back_up(ints, floats, cfg, path, length, value0, no_trace)
+                done[b] += 1
+                if new + done[b] >= targets[b] or _root_proven(cfg, ints):
+                    break
+            elif ints[node, FIRST] != PENDING:  # (PENDING: in this batch already)
+                ints[node, FIRST] = PENDING
+                add_virtual_loss(ints, floats, path, length, 1)
+                out.tree[count], out.node[count] = b, node
+                count += 1
+                new += 1
+    return count
 
 
 @njit(cache=True)
-def finish(ints, floats, meta, cfg, node, path, length, to_move, mask, priors, value0, rng):
-    """Step 3 for one leaf (the tree must have room for its children: the caller reserves)."""
-    add_virtual_loss(ints, floats, path, length, -1)
-    ints[node, FIRST] = -1
-    expand(ints, floats, meta, node, to_move, mask, priors, np.zeros(mask.shape[0]), False, 0.0,
-           rng)
-    backup(ints, floats, path, length, value0)
-    if cfg.solver:
-        propagate_proof(ints, path, length)
+def path_to(ints, node, path):
+    """Write the nodes from the root down to ``node`` into ``path``; returns how many."""
+    length = 0
+    walker = node
+    while walker >= 0:
+        path[length] = walker
+        length += 1
+        walker = ints[walker, PARENT]
+    path[:length] = path[:length][::-1].copy()
+    return length
 
 
-def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Row-wise softmax over the legal actions (float64 ``[B, A]``, zeros where illegal)."""
-    z = np.where(masks, logits.astype(np.float64), -np.inf)
-    z -= z.max(axis=-1, keepdims=True)
-    p = np.exp(z)
-    return p / p.sum(axis=-1, keepdims=True)
+@njit(cache=True)
+def finish_leaves(trees, cfg, leaf_tree, leaf_node, evaluated, rng, done):
+    """Step 3 for the leaves ``leaf_node[k]`` of trees ``leaf_tree[k]``, one per row of
+    ``evaluated``."""
+    path = np.empty(MAX_TREE_DEPTH, np.int64)
+    no_values = np.zeros(evaluated.masks.shape[1])
+    for k in range(evaluated.masks.shape[0]):
+        b, node = leaf_tree[k], leaf_node[k]
+        ints, floats = trees.ints[b], trees.floats[b]
+        length = path_to(ints, node, path)
+        add_virtual_loss(ints, floats, path, length, -1)
+        ints[node, FIRST] = -1
+        expand(ints, floats, trees.meta[b], node, evaluated.to_play[k], evaluated.masks[k],
+               evaluated.priors[k], no_values, False, 0.0, rng)
+        backup(ints, floats, path, length, evaluated.values0[k])
+        if cfg.solver:
+            propagate_proof(ints, path, length)
+        done[b] += 1
 
 
+@game_function("the batched search's legal moves")
+def legal_masks(tag, states, count, out):
+    """The legal masks of the first ``count`` states."""
+    for k in range(count):
+        legal_mask(tag, states[k], out[k])
+
+
+@game_function("the batched search's observations")
+def observations(tag, states, rows, out):
+    """The observation planes of ``states[rows]`` from each side to move's view."""
+    for j in range(rows.shape[0]):
+        state = states[rows[j]]
+        observe(tag, state, np.int64(state[TO_PLAY]), out[j])
+
+
+# --------------------------------------------------------------------- the trees
+class Forest:
+    """Many trees of one game in ``[tree, row, column]`` arrays, each with its own root,
+    growing together (up to ``max_nodes`` rows each)."""
+
+    def __init__(self, count: int, capacity: int, max_nodes: int):
+        self.max_nodes = max_nodes
+        capacity = min(capacity, max_nodes)
+        self.arrays = TreeArrays(np.zeros((count, capacity, INT_COLUMNS), np.int32),
+                                 np.zeros((count, capacity, FLOAT_COLUMNS), np.float64),
+                                 np.zeros((count, 2), np.int64))
+        self.arrays.meta[:, CAPACITY] = capacity
+        for b in range(count):
+            init_root(self.arrays.ints[b], self.arrays.floats[b], self.arrays.meta[b])
+
+    @property
+    def at_cap(self) -> bool:
+        return self.arrays.ints.shape[1] >= self.max_nodes
+
+    def tree(self, b: int) -> Tree:
+        """Tree ``b`` (its arrays are views into the forest's)."""
+        return Tree.over(self.arrays.ints[b], self.arrays.floats[b], self.arrays.meta[b],
+                         self.max_nodes)
+
+    def reserve(self, free_rows: int) -> None:
+        """Grow every tree (doubling, up to ``max_nodes``) until each has ``free_rows``."""
+        ints, floats, meta = self.arrays
+        capacity = ints.shape[1]
+        needed = int(meta[:, SIZE].max()) + free_rows
+        if needed <= capacity or self.at_cap:
+            return
+        while capacity < needed:
+            capacity *= 2
+        capacity = min(capacity, self.max_nodes)
+        grown = TreeArrays(np.zeros((len(ints), capacity, INT_COLUMNS), np.int32),
+                           np.zeros((len(ints), capacity, FLOAT_COLUMNS), np.float64), meta)
+        grown.ints[:, :ints.shape[1]] = ints
+        grown.floats[:, :ints.shape[1]] = floats
+        meta[:, CAPACITY] = capacity
+        self.arrays = grown
+
+
+class _OneTree:
+    """A single :class:`Tree` seen as a forest of one (its arrays with a tree axis)."""
+
+    def __init__(self, tree: Tree):
+        self.tree = tree
+
+    @property
+    def arrays(self) -> TreeArrays:
+        tree = self.tree
+        return TreeArrays(tree.ints[None], tree.floats[None], tree.meta[None])
+
+    @property
+    def at_cap(self) -> bool:
+        return self.tree.at_cap
+
+    def reserve(self, free_rows: int) -> None:
+        self.tree.reserve(free_rows)
+
+
+# ----------------------------------------------------------------- evaluations
 class EvaluationCache:
     """Least-recently-used map from a position's bytes to its (priors ``[A]``, value from
     the side to move's view). ``hits``/``misses`` count lookups since the last ``clear``."""
@@ -158,37 +298,9 @@ class EvaluationCache:
 
 
 @dataclass
-class SearchJob:
-    """One tree to grow: ``simulations`` more simulations from ``root`` with settings ``cfg``,
-    at most ``leaves`` pending per round (1 when many trees share a batch), optionally all
-    through root child row ``forced_child``. ``done`` counts finished simulations; ``full``:
-    the tree reached its ``max_nodes`` and the job stopped."""
-
-    tree: Tree
-    cfg: Any
-    model: Any
-    root: Any
-    simulations: int
-    leaves: int = 1
-    forced_child: int = -1
-    done: int = 0
-    full: bool = False
-    stalled: int = field(default=0, repr=False)
-
-
-@dataclass
-class _Leaf:
-    job: SearchJob
-    node: int
-    path: np.ndarray
-    length: int
-    state: Any
-
-
-@dataclass
 class BatchStats:
-    """What the batcher did: simulations finished, evaluations by the network, cache hits,
-    network calls, and the seconds spent in the network call."""
+    """What the batched search did: simulations finished, evaluations by the network, cache
+    hits, network calls, and the seconds spent in the network call."""
 
     simulations: int = 0
     evaluations: int = 0
@@ -197,93 +309,91 @@ class BatchStats:
     network_seconds: float = 0.0
 
 
-class LeafBatcher:
-    """Runs :class:`SearchJob` s to completion with batched leaf evaluation (module docstring).
+def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Row-wise softmax over the legal actions (float64 ``[B, A]``, zeros where illegal)."""
+    z = np.where(masks, logits.astype(np.float64), -np.inf)
+    z -= z.max(axis=-1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=-1, keepdims=True)
 
-    ``evaluator`` is a batched :class:`Evaluator`; ``cache_size`` 0 disables the cache.
-    """
+
+class BatchedSearch:
+    """Runs rounds of batched simulations over some trees (module docstring) with one
+    ``evaluator``; ``cache_size`` 0 disables the evaluation cache."""
 
     def __init__(self, evaluator: Evaluator, cache_size: int = 1 << 18):
         self.evaluator = evaluator
         self.cache_size = cache_size
         self.cache = EvaluationCache(cache_size) if cache_size else None
         self.stats = BatchStats()
-        self._path = np.empty(MAX_TREE_DEPTH, np.int64)
 
-    def run(self, jobs: list[SearchJob], rng: np.ndarray, deadline: float = 0.0) -> None:
-        """Advance every job until it has run its simulations, its root is proven, its tree
-        is full, or the ``deadline`` (:func:`boardzoo.clock.monotonic`; 0 = none) passes."""
-        active = [job for job in jobs if job.done < job.simulations]
-        while active:
-            if deadline and monotonic() > deadline:
-                return
-            leaves = []
-            for job in active:
-                leaves.extend(self._descend_job(job))
-            self._evaluate_and_finish(leaves, rng)
-            active = [job for job in active if job.done < job.simulations
-                      and not _root_proven(job)]
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles (for worker processes) without cached evaluations."""
+        return {**self.__dict__, "cache": EvaluationCache(self.cache_size)
+                if self.cache_size else None}
 
-    # ------------------------------------------------------------------ step 1: descend
-    def _descend_job(self, job: SearchJob) -> list[_Leaf]:
-        """Up to ``job.leaves`` new leaves of one tree (terminal ones are backed up at once;
-        fewer when the tree, near its ``max_nodes``, has room for fewer expansions)."""
-        model = job.model
-        job.tree.reserve(job.leaves * model.num_actions + 1)
-        room = (job.tree.capacity - job.tree.size) // model.num_actions
-        if room < 1:
-            job.full, job.simulations = True, job.done  # no room to expand: the job ends
-            return []
-        leaves: list[_Leaf] = []
-        attempts = 0
-        wanted = min(job.leaves, room, job.simulations - job.done)
-        descend_in_game = (descender(model.game.apply_kernel)
-                           if isinstance(model, GameModel) else None)
-        while len(leaves) < wanted and attempts < 2 * wanted + 2:
-            attempts += 1
-            if descend_in_game is not None:
-                state = job.root.copy()
-                code, node, length = descend_in_game(job.tree.ints, job.tree.floats, job.cfg,
-                                                     state, self._path, job.forced_child)
+    def run_tree(self, tree: Tree, cfg: Any, model: Any, root: Any, simulations: int,
+                 leaves: int, rng: np.ndarray, deadline: float = 0.0,
+                 forced_child: int = -1) -> tuple[int, bool]:
+        """Up to ``simulations`` more simulations in one tree, ``leaves`` per evaluator call
+        (virtual loss keeps them apart); returns (done, whether the tree is full)."""
+        targets = np.array([simulations], np.int64)
+        done = np.zeros(1, np.int64)
+        full = self.run(_OneTree(tree), cfg, model, roots_array(model, [root]), targets, done,
+                        leaves, rng, deadline, forced_child)
+        return int(done[0]), bool(full[0])
+
+    def run(self, trees: Forest | _OneTree, cfg: Any, model: Any, roots: np.ndarray,
+            targets: np.ndarray, done: np.ndarray, leaves: int, rng: np.ndarray,
+            deadline: float = 0.0, forced_child: int = -1) -> np.ndarray:
+        """Advance every tree ``b`` until it has run ``targets[b]`` simulations (``done``
+        counts them), its root is proven, it is full (grown to ``max_nodes``: the returned
+        flags), or the ``deadline`` (:func:`~boardzoo.timecontrol.monotonic`; 0 = none)
+        passes."""
+        full = np.zeros(len(targets), np.bool_)
+        plan = Round(int(leaves), int(forced_child), int(model.num_actions))
+        capacity = len(targets) * plan.leaves
+        out = Leaves(np.empty((capacity, *roots.shape[1:]), roots.dtype),
+                     np.zeros(capacity, np.int64), np.zeros(capacity, np.int64))
+        tag = game_tag(model.game) if isinstance(model, GameModel) else None
+        while not deadline or monotonic() <= deadline:
+            trees.reserve(plan.leaves * plan.num_actions + 1)  # as far as max_nodes allows
+            arrays = trees.arrays
+            running = (done < targets) & ~full
+            if cfg.solver:
+                running &= arrays.ints[:, 0, PROVEN] == UNKNOWN
+            if not running.any():
+                break
+            before = int(done.sum())
+            if tag is not None:
+                count = descend_trees(tag, arrays, cfg, roots, plan, targets, done, full, out)
             else:
-                code, node, length, state = _descend_generic(job, self._path)
-            if code == BACKED_UP:
-                job.done += 1
-                self.stats.simulations += 1
-                if len(leaves) + job.done >= job.simulations or _root_proven(job):
-                    break
-            elif code == NEW_LEAF:
-                leaves.append(_Leaf(job, node, self._path[:length].copy(), length, state))
-            # COLLISION: that leaf is already in this batch; descend again (bounded attempts)
-        return leaves
+                count = _descend_generic(arrays, cfg, model, roots, plan, targets, done, full,
+                                         out)
+            if count:
+                evaluated = self._evaluate(tag, model, out.states[:count])
+                finish_leaves(arrays, cfg, out.tree, out.node, evaluated, rng, done)
+            self.stats.simulations += int(done.sum()) - before
+        return full
 
-    # ---------------------------------------------------------- steps 2 and 3: evaluate
-    def _evaluate_and_finish(self, leaves: list[_Leaf], rng: np.ndarray) -> None:
-        if not leaves:
-            return
-        priors, values, masks = self._evaluate([leaf.job.model for leaf in leaves],
-                                               [leaf.state for leaf in leaves])
-        for k, leaf in enumerate(leaves):
-            to_move = leaf.job.model.to_play(leaf.state)
-            value0 = values[k] if to_move == 0 else -values[k]
-            tree = leaf.job.tree
-            finish(tree.ints, tree.floats, tree.meta, leaf.job.cfg, leaf.node, leaf.path,
-                   leaf.length, to_move, masks[k], priors[k], value0, rng)
-            leaf.job.done += 1
-        self.stats.simulations += len(leaves)
-
-    def _evaluate(self, models: list[Any], states: list[Any]):
-        """Priors ``[B, A]``, values ``[B]`` (side to move's view) and masks of the states,
-        from the cache where possible and one evaluator call for the rest."""
+    def _evaluate(self, tag: Any, model: Any, states: np.ndarray) -> Evaluated:
+        """The leaves' masks, priors and values (from the cache where possible, one
+        evaluator call for the rest)."""
         count = len(states)
-        masks = np.stack([model.legal_mask(s) for model, s in zip(models, states, strict=True)])
+        masks = np.zeros((count, model.num_actions), np.bool_)
+        if tag is not None:
+            legal_masks(tag, states, count, masks)
+            to_play = states[:, TO_PLAY].astype(np.int64)
+        else:
+            masks[:] = [model.legal_mask(state) for state in states]
+            to_play = np.array([model.to_play(state) for state in states], np.int64)
         priors = np.zeros(masks.shape)
         values = np.zeros(count)
         keys: list[bytes | None] = [None] * count
         missing = []
-        for k, (model, state) in enumerate(zip(models, states, strict=True)):
-            if self.cache is not None and isinstance(model, GameModel):
-                key = keys[k] = state.tobytes()
+        for k in range(count):
+            if self.cache is not None and tag is not None:
+                key = keys[k] = states[k].tobytes()
                 hit = self.cache.get(key)
                 if hit is not None:
                     priors[k], values[k] = hit
@@ -291,56 +401,89 @@ class LeafBatcher:
                     continue
             missing.append(k)
         if missing:
-            observations = np.stack([models[k].observe(states[k]) for k in missing])
+            rows = np.asarray(missing, np.int64)
+            planes = self._observations(tag, model, states, rows)
             start = monotonic()
-            logits, raw_values = self.evaluator(observations, masks[missing])
+            logits, raw_values = self.evaluator(planes, masks[rows])
             self.stats.network_seconds += monotonic() - start
             self.stats.calls += 1
-            self.stats.evaluations += len(missing)
-            new_priors = masked_softmax(np.asarray(logits), masks[missing])
+            self.stats.evaluations += len(rows)
+            new_priors = masked_softmax(np.asarray(logits), masks[rows])
             raw_values = np.asarray(raw_values, dtype=np.float64).reshape(-1)
-            for j, k in enumerate(missing):
-                priors[k], values[k] = new_priors[j], raw_values[j]
-                key = keys[k]
-                if key is not None and self.cache is not None:
-                    self.cache.put(key, new_priors[j], float(raw_values[j]))
-        return priors, values, masks
+            priors[rows], values[rows] = new_priors, raw_values
+            if self.cache is not None and tag is not None:
+                for j, k in enumerate(missing):
+                    self.cache.put(keys[k], new_priors[j], float(raw_values[j]))  # type: ignore[arg-type]
+        return Evaluated(to_play, masks, priors, np.where(to_play == 0, values, -values))
+
+    @staticmethod
+    def _observations(tag: Any, model: Any, states: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The network's input planes of ``states[rows]`` (compiled where the game has an
+        observation kernel)."""
+        if tag is not None and model.game.observe_kernel is not None:
+            planes = np.empty((len(rows), *model.game.planes_shape), np.float32)
+            observations(tag, states, rows, planes)
+            return planes
+        return np.stack([model.observe(states[k]) for k in rows])
 
 
-def _root_proven(job: SearchJob) -> bool:
-    return job.cfg.solver and job.tree.ints[0, PROVEN] != UNKNOWN
+def _descend_generic(arrays: TreeArrays, cfg: Any, model: Any, roots: np.ndarray, plan: Round,
+                     targets: np.ndarray, done: np.ndarray, full: np.ndarray,
+                     out: Leaves) -> int:
+    """Step 1 through the model (any PettingZoo env), for one tree: the compiled descent's
+    logic, with the model's ``step`` and ``returns`` in place of the kernels."""
+    ints, floats, meta = arrays.ints[0], arrays.floats[0], arrays.meta[0]
+    if full[0] or done[0] >= targets[0] or _root_proven(cfg, ints):
+        return 0
+    room = (int(meta[CAPACITY]) - int(meta[SIZE])) // plan.num_actions
+    if room < 1:
+        full[0] = True
+        return 0
+    path = np.empty(MAX_TREE_DEPTH, np.int64)
+    wanted = min(plan.leaves, room, int(targets[0] - done[0]))
+    count, attempts = 0, 0
+    while count < wanted and attempts < 2 * wanted + 2:
+        attempts += 1
+        state, node, length = roots[0], 0, 1
+        path[0] = 0
+        while not model.is_terminal(state) and ints[node, FIRST] >= 0:
+            if cfg.solver and node != 0 and ints[node, PROVEN] != UNKNOWN:
+                break
+            child = (plan.forced_child if node == 0 and plan.forced_child >= 0
+                     else select_child(ints, floats, node, cfg))
+            state = model.step(state, int(ints[child, ACTION]))
+            node = child
+            path[length] = node
+            length += 1
+        if model.is_terminal(state) or (cfg.solver and ints[node, PROVEN] != UNKNOWN):
+            if model.is_terminal(state):
+                returns = model.returns(state)
+                value0 = float(returns[0] - returns[1]) / 2.0
+                if cfg.solver:
+                    mark_terminal(ints, node, proof_of_returns(value0, int(ints[node, MOVER])))
+            else:
+                value0 = seat0_value_of_proof(int(ints[node, PROVEN]), int(ints[node, MOVER]))
+            backup(ints, floats, path, length, value0)
+            if cfg.solver:
+                propagate_proof(ints, path, length)
+            done[0] += 1
+            if count + done[0] >= targets[0] or _root_proven(cfg, ints):
+                break
+        elif ints[node, FIRST] != PENDING:
+            ints[node, FIRST] = PENDING
+            add_virtual_loss(ints, floats, path, length, 1)
+            out.states[count], out.tree[count], out.node[count] = state, 0, node
+            count += 1
+    return count
 
 
-def _descend_generic(job: SearchJob, path: np.ndarray):
-    """Step 1 through the model (any PettingZoo env): the compiled descent's logic, with
-    the model's ``step`` and ``returns`` in place of the kernels."""
-    ints, floats, cfg, model = job.tree.ints, job.tree.floats, job.cfg, job.model
-    solver = cfg.solver
-    state, node, length = job.root, 0, 1
-    path[0] = 0
-    while not model.is_terminal(state) and ints[node, FIRST] >= 0:
-        if solver and node != 0 and ints[node, PROVEN] != UNKNOWN:
-            break
-        child = (job.forced_child if node == 0 and job.forced_child >= 0
-                 else select_child(ints, floats, node, cfg))
-        state = model.step(state, int(ints[child, ACTION]))
-        node = child
-        path[length] = node
-        length += 1
-    if model.is_terminal(state) or (solver and ints[node, PROVEN] != UNKNOWN):
-        if model.is_terminal(state):
-            returns = model.returns(state)
-            value0 = float(returns[0] - returns[1]) / 2.0
-            if solver:
-                mark_terminal(ints, node, proof_of_returns(value0, int(ints[node, MOVER])))
-        else:
-            value0 = seat0_value_of_proof(int(ints[node, PROVEN]), int(ints[node, MOVER]))
-        backup(ints, floats, path, length, value0)
-        if solver:
-            propagate_proof(ints, path, length)
-        return BACKED_UP, node, length, state
-    if ints[node, FIRST] == PENDING:
-        return COLLISION, node, length, state
-    ints[node, FIRST] = PENDING
-    add_virtual_loss(ints, floats, path, length, 1)
-    return NEW_LEAF, node, length, state
+def roots_array(model: Any, roots: list[Any]) -> np.ndarray:
+    """Root states as one array: ``[trees, state]`` for a boardzoo game, else one object
+    (a model state) per tree."""
+    if isinstance(model, GameModel):
+        return np.stack(roots)
+    array = np.empty(len(roots), object)
+    array[:] = [None] * len(roots)
+    for k, root in enumerate(roots):
+        array[k] = root
+    return array

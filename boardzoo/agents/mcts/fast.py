@@ -1,17 +1,21 @@
 """The compiled simulation loop for boardzoo's own games: select, expand, evaluate (random or
 heuristic playout, or a compiled evaluation), back up, prove — all inside numba over the
-flat-array tree, with the game's kernels passed in as arguments.
+flat-array tree.
 
-Functions here take other compiled functions as arguments, so numba compiles them once per
-process and game (they cannot be cached on disk); :meth:`MCTSAgent` warms them up before
-any time budget starts.
+The game and the search's variant (its leaf evaluation and move priors) come as a tag
+(:mod:`boardzoo.envs.tags`, :func:`~boardzoo.agents.mcts.kernels.search_tag`), so the loop
+is compiled once per game and variant and cached on disk; the tree's arrays and the run's
+budget come as named bundles (:class:`~.tree.TreeArrays`, :class:`Run`).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
+from boardzoo.agents.mcts.kernels import SEAT0_RETURN, leaf_value, move_priors
 from boardzoo.agents.mcts.rules import (
     backup,
     backup_amaf,
@@ -35,13 +39,13 @@ from boardzoo.agents.mcts.tree import (
     UNKNOWN,
     WIN,
 )
-from boardzoo.clock import monotonic
 from boardzoo.envs.core import OUTCOME, TO_PLAY
+from boardzoo.envs.tags import apply, game_function, legal_mask
+from boardzoo.timecontrol import monotonic
 
 # run status
 RAN_ALL, NEED_SPACE, ROOT_PROVEN, OUT_OF_TIME = 0, 1, 2, 3
 MAX_TREE_DEPTH = 4096
-SEAT0_RETURN = np.array([0.0, 1.0, -1.0, 0.0])  # by outcome code
 
 
 @njit(cache=True)
@@ -60,99 +64,49 @@ def seat0_value_of_proof(proven, mover):
     return value if mover == 0 else -value
 
 
-@njit(cache=True)
-def outcome_value(state, outcome):
-    """Seat 0's value of a finished playout: its outcome, +1 / 0 / -1 (the games' default;
-    a game's ``knowledge.playout_value_kernel`` may shade it)."""
-    return SEAT0_RETURN[outcome]
+class Run(NamedTuple):
+    """One call of the loop: at most ``simulations``, until ``deadline`` on the monotonic
+    clock (0: none), every one through root child row ``forced_child`` when >= 0 (Gumbel's
+    sequential halving); ``num_actions`` sizes the scratch arrays."""
+
+    simulations: int
+    deadline: float
+    forced_child: int
+    num_actions: int
 
 
-def make_rollout_leaf(playout_fn, value_fn):
-    """Leaf value = seat 0's value (``value_fn``) of one playout's end; no trace."""
+class Scratch(NamedTuple):
+    """Work arrays of one simulation: the legal mask, the priors and heuristic values per
+    action, the path of nodes, a playout's trace and RAVE's last plays per seat."""
 
-    @njit
-    def leaf(state, rng, trace):
-        outcome = playout_fn(state, rng)
-        return value_fn(state, outcome), 0
-
-    return leaf
-
-
-def make_traced_rollout_leaf(trace_fn, value_fn):
-    """Leaf value (``value_fn``) of one playout that also records its moves in ``trace``
-    (for RAVE)."""
-
-    @njit
-    def leaf(state, rng, trace):
-        count = trace_fn(state, rng, trace)
-        return value_fn(state, np.int64(state[OUTCOME])), count
-
-    return leaf
+    mask: np.ndarray
+    priors: np.ndarray
+    path: np.ndarray
+    trace: np.ndarray
+    last_play: np.ndarray
 
 
-def make_evaluation_leaf(evaluate_fn):
-    """Leaf value = a compiled evaluation (side to move's view), converted to seat 0."""
-
-    @njit
-    def leaf(state, rng, trace):
-        value = evaluate_fn(state)
-        return (value if state[TO_PLAY] == 0 else -value), 0
-
-    return leaf
-
-
-@njit(nogil=True)  # root parallelism runs several searches in threads
-def run_simulations(
-    ints,
-    floats,
-    meta,
-    cfg,
-    root_state,
-    simulations,
-    deadline,
-    rng,
-    legal_fn,
-    apply_fn,
-    leaf_fn,
-    priors_fn,
-    num_actions,
-    forced_child,
-):
-    """Run up to ``simulations`` simulations (stopping at ``deadline`` on the monotonic clock
-    if it is > 0, or when the root is proven). ``forced_child`` >= 0 makes every simulation
-    start with that root child (Gumbel's sequential halving). Returns (done, status)."""
-    mask = np.zeros(num_actions, np.bool_)
-    priors = np.zeros((2, num_actions))  # priors and heuristic values per action
+@game_function("the MCTS search", nogil=True)  # root parallelism: searches in threads
+def run_simulations(tag, tree, cfg, root_state, run, rng):
+    """Run up to ``run.simulations`` simulations from ``root_state`` on ``tree`` (a
+    :class:`~.tree.TreeArrays`) with settings ``cfg``, stopping at ``run.deadline`` or when the
+    root is proven. Returns (done, status)."""
+    scratch = Scratch(
+        np.zeros(run.num_actions, np.bool_),
+        np.zeros((2, run.num_actions)),  # priors and heuristic values per action
+        np.empty(MAX_TREE_DEPTH, np.int64),
+        np.zeros(65536 if cfg.rave else 0, np.int64),  # zeroed: playouts may keep tables in it
+        np.full((2, run.num_actions if cfg.rave else 0), -1, np.int64),
+    )
     state = np.empty_like(root_state)
-    path = np.empty(MAX_TREE_DEPTH, np.int64)
-    trace = np.zeros(65536 if cfg.rave else 0, np.int64)  # zeroed: playouts may keep tables in it
-    last_play = np.full((2, num_actions if cfg.rave else 0), -1, np.int64)
-    solver = cfg.solver
     done = 0
-    while done < simulations:
-        if deadline > 0.0 and monotonic() > deadline:
+    while done < run.simulations:
+        if run.deadline > 0.0 and monotonic() > run.deadline:
             return done, OUT_OF_TIME
-        if solver and ints[0, PROVEN] != UNKNOWN:
+        if cfg.solver and tree.ints[0, PROVEN] != UNKNOWN:
             return done, ROOT_PROVEN
         state[:] = root_state
-        status = simulate(
-            ints,
-            floats,
-            meta,
-            cfg,
-            state,
-            rng,
-            legal_fn,
-            apply_fn,
-            leaf_fn,
-            priors_fn,
-            mask,
-            priors,
-            path,
-            trace,
-            last_play,
-            forced_child,
-        )
+        status = simulate(tag, tree, cfg, state, rng, scratch, run.forced_child)
         if status != RAN_ALL:
             return done, status
         done += 1
@@ -160,7 +114,7 @@ def run_simulations(
 
 
 @njit
-def walk_to_leaf(ints, floats, cfg, state, path, apply_fn, forced_child, last_play):
+def walk_to_leaf(tag, ints, floats, cfg, state, path, forced_child, last_play):
     """Selection from the root down to a leaf — a node not expanded yet (or pending), a
     finished game, or under MCTS-Solver a proven node — playing each move on ``state`` in
     place and recording the nodes in ``path``. Under RAVE ``last_play[seat, action]`` gets
@@ -176,7 +130,7 @@ def walk_to_leaf(ints, floats, cfg, state, path, apply_fn, forced_child, last_pl
             child = select_child(ints, floats, node, cfg)
         if cfg.rave:
             last_play[ints[node, TO_MOVE], ints[child, ACTION]] = length - 1
-        apply_fn(state, ints[child, ACTION])
+        apply(tag, state, ints[child, ACTION])
         node = child
         path[length] = node
         length += 1
@@ -213,92 +167,30 @@ def back_up(ints, floats, cfg, path, length, value0, last_play):
 
 
 @njit
-def simulate(
-    ints,
-    floats,
-    meta,
-    cfg,
-    state,
-    rng,
-    legal_fn,
-    apply_fn,
-    leaf_fn,
-    priors_fn,
-    mask,
-    priors,
-    path,
-    trace,
-    last_play,
-    forced_child,
-):
+def simulate(tag, tree, cfg, state, rng, scratch, forced_child):
     """One simulation from the root, whose state ``state`` holds (and which is played on in
     place); RAN_ALL, or NEED_SPACE (the tree unchanged) when the tree is full."""
+    ints, floats, last_play = tree.ints, tree.floats, scratch.last_play
     if cfg.rave:
         last_play[:, :] = -1
-    node, length = walk_to_leaf(ints, floats, cfg, state, path, apply_fn, forced_child,
+    node, length = walk_to_leaf(tag, ints, floats, cfg, state, scratch.path, forced_child,
                                 last_play)
     settled, value0 = settle(ints, floats, cfg, node, state)
     if not settled:
         to_move = np.int64(state[TO_PLAY])
-        legal_fn(state, mask)
-        priors_fn(state, mask, priors[0], priors[1])
-        if not expand(ints, floats, meta, node, to_move, mask, priors[0], priors[1],
+        mask, priors = scratch.mask, scratch.priors
+        legal_mask(tag, state, mask)
+        move_priors(tag, state, mask, priors[0], priors[1])
+        if not expand(ints, floats, tree.meta, node, to_move, mask, priors[0], priors[1],
                       cfg.progressive_widening, cfg.prior_visits if cfg.rave else 0.0, rng):
             return NEED_SPACE
-        value0, count = leaf_fn(state, rng, trace)
+        value0, count = leaf_value(tag, state, rng, scratch.trace)
         if cfg.rave:
             for j in range(count):
                 seat = to_move if j % 2 == 0 else 1 - to_move
-                last_play[seat, trace[j]] = length - 1 + j
-    back_up(ints, floats, cfg, path, length, value0, last_play)
+                last_play[seat, scratch.trace[j]] = length - 1 + j
+    back_up(ints, floats, cfg, scratch.path, length, value0, last_play)
     return RAN_ALL
-
-
-@njit(cache=True)
-def uniform_priors(state, mask, out, values):
-    """Equal priors over the legal actions (and no heuristic values: zeros)."""
-    count = 0
-    for a in range(mask.shape[0]):
-        count += mask[a]
-    for a in range(mask.shape[0]):
-        out[a] = 1.0 / count if mask[a] else 0.0
-        values[a] = 0.0
-
-
-PRIOR_TEMPERATURE = 0.1  # on the [-1, 1] value scale; 0.05-0.5 tried on Othello
-
-
-def make_evaluation_priors(apply_fn, evaluate_fn):
-    """Priors from a compiled evaluation: ``softmax(v(a) / T)`` with ``v(a)`` the mover's
-    value of the position after ``a`` (exact for finished games), ``T = PRIOR_TEMPERATURE``;
-    ``values`` receives ``v(a)`` (the children's first implicit minimax values)."""
-
-    @njit
-    def priors(state, mask, out, values):
-        mover = state[TO_PLAY]
-        best = -np.inf
-        child = np.empty_like(state)
-        for a in range(mask.shape[0]):
-            values[a] = 0.0
-            if not mask[a]:
-                continue
-            child[:] = state
-            apply_fn(child, a)
-            if child[OUTCOME] != 0:
-                value = SEAT0_RETURN[child[OUTCOME]]
-                values[a] = value if mover == 0 else -value
-            else:
-                value = evaluate_fn(child)
-                values[a] = value if child[TO_PLAY] == mover else -value
-            best = max(best, values[a])
-        total = 0.0
-        for a in range(mask.shape[0]):
-            out[a] = np.exp((values[a] - best) / PRIOR_TEMPERATURE) if mask[a] else 0.0
-            total += out[a]
-        for a in range(mask.shape[0]):
-            out[a] /= total
-
-    return priors
 
 
 def root_child_of_action(ints, action: int) -> int:
@@ -317,12 +209,8 @@ __all__ = [
     "NEED_SPACE",
     "ROOT_PROVEN",
     "OUT_OF_TIME",
-    "make_evaluation_leaf",
-    "make_evaluation_priors",
-    "make_rollout_leaf",
-    "make_traced_rollout_leaf",
-    "outcome_value",
+    "Run",
+    "Scratch",
     "root_child_of_action",
     "run_simulations",
-    "uniform_priors",
 ]

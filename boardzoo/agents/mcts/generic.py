@@ -42,7 +42,7 @@ from boardzoo.agents.mcts.tree import (
     WIN,
     Tree,
 )
-from boardzoo.clock import monotonic
+from boardzoo.timecontrol import monotonic
 
 
 def run_generic(
@@ -57,7 +57,7 @@ def run_generic(
     forced_child: int = -1,
 ) -> tuple[int, int]:
     """Up to ``simulations`` simulations from ``root``; returns (done, status) like the
-    compiled loop (``deadline`` is on :func:`boardzoo.clock.monotonic`; 0 = none)."""
+    compiled loop (``deadline`` is on :func:`boardzoo.timecontrol.monotonic`; 0 = none)."""
     for done in range(simulations):
         if deadline > 0 and monotonic() > deadline:
             return done, OUT_OF_TIME

@@ -14,7 +14,7 @@ import numpy as np
 
 from boardzoo.agents.mcts.rules import SearchConfig, completed_q
 from boardzoo.agents.mcts.tree import PRIOR, Tree
-from boardzoo.clock import monotonic
+from boardzoo.timecontrol import monotonic
 
 __all__ = ["sequential_halving"]
 

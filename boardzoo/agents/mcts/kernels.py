@@ -1,99 +1,196 @@
-"""Which compiled functions a search of one of boardzoo's games runs: the game's legal-move and
-move kernels, the leaf (a playout, traced for RAVE, or a compiled evaluation) and the move
-priors, chosen from the game's knowledge once per game class and leaf kind, and compiled
-(warmed up) before any time budget starts, since :mod:`.fast` cannot cache them on disk.
+"""What a compiled search of one of boardzoo's games evaluates: the leaf (a playout of the
+game's own or its knowledge's policy, traced for RAVE, or the knowledge's compiled
+evaluation) and the move priors (uniform, the knowledge's, or a softmax over evaluations).
+
+A search's choice is its variant, named in its tag (:func:`search_tag`): ``leaf`` is
+"random", "heuristic", "random_traced", "heuristic_traced" or "evaluation"; ``priors`` is
+"uniform", "game" or "evaluation". :func:`leaf_value` and :func:`move_priors` are numba
+overloads that pick the functions for the tag when the loop compiles, so each game and
+variant compiles once and is cached on disk (:mod:`boardzoo.envs.tags`).
+
+Leaf values are seat 0's (+1 a win for ``player_0``), as every leaf of the compiled loop.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from boardzoo.agents.mcts import fast
-from boardzoo.agents.mcts.rules import SearchConfig
-from boardzoo.agents.mcts.tree import Tree
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+from boardzoo.envs.core import OUTCOME, TO_PLAY
+from boardzoo.envs.tags import game_tag, tag_game, tag_variant
 from boardzoo.errors import InvalidOptionError
-from boardzoo.rng import make_rng
 
-__all__ = ["compiled_kernels", "leaf_function", "warm_up"]
+__all__ = ["PRIOR_TEMPERATURE", "SEAT0_RETURN", "leaf_value", "move_priors", "search_tag"]
 
-_KERNEL_CACHE: dict[tuple, tuple] = {}
-_WARM: set[tuple] = set()
-
-
-def compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool,
-                     uses_priors: bool) -> tuple:
-    """(legal, apply, leaf, priors) compiled functions for the fast loop, built once per
-    game class and leaf kind; ``uses_priors``: the search reads the priors (PUCT, Gumbel,
-    progressive widening, RAVE's prior visits), so the game's own move priors are worth
-    computing."""
-    key = (type(game), rollout, evaluator, rave, uses_priors)
-    if key not in _KERNEL_CACHE:
-        _KERNEL_CACHE[key] = (
-            game.legal_mask_kernel,
-            game.apply_kernel,
-            leaf_function(game, rollout, evaluator, rave),
-            _priors_function(game, evaluator, uses_priors),
-        )
-    return _KERNEL_CACHE[key]
+SEAT0_RETURN = np.array([0.0, 1.0, -1.0, 0.0])  # by outcome code
+PRIOR_TEMPERATURE = 0.1  # on the [-1, 1] value scale; 0.05-0.5 tried on Othello
 
 
-def _heuristic_evaluation(game: Any):
+def search_tag(game: Any, rollout: str, evaluator: Any, rave: bool, uses_priors: bool) -> tuple:
+    """The tag of a search of ``game`` whose leaves are the heuristic evaluation
+    (``evaluator == "heuristic"``) or playouts (``rollout``: "random", the game's own, or
+    "heuristic", the knowledge's policy; traced under ``rave``), and whose priors are the
+    evaluation's softmax, the knowledge's move priors where the selection reads priors
+    (``uses_priors``) and the game has them, or uniform. InvalidOptionError where the game
+    lacks what the variant needs."""
     knowledge = game.knowledge
-    if knowledge is None or knowledge.evaluate_kernel is None:
-        raise InvalidOptionError(f"{game.name} has no heuristic evaluation; use evaluator=None")
-    return knowledge.evaluate_kernel
-
-
-def _priors_function(game: Any, evaluator: Any, uses_priors: bool):
-    """With the heuristic evaluator a softmax over the evaluations of the positions each
-    legal move leads to; else the game's own move priors (``knowledge.prior_kernel``) where
-    the selection reads priors and the game has them; else uniform priors."""
     if evaluator == "heuristic":
-        return fast.make_evaluation_priors(game.apply_kernel, _heuristic_evaluation(game))
-    knowledge = game.knowledge
-    if uses_priors and knowledge is not None and knowledge.prior_kernel is not None:
-        return knowledge.prior_kernel
-    return fast.uniform_priors
-
-
-def leaf_function(game: Any, rollout: str, evaluator: Any, rave: bool):
-    """The leaf value: the compiled heuristic evaluation, else a playout (the knowledge's
-    policy with ``rollout="heuristic"``, traced for RAVE) scored by the game's playout
-    value (seat 0's view, as every leaf of the compiled loop)."""
-    if evaluator == "heuristic":
-        return fast.make_evaluation_leaf(_heuristic_evaluation(game))
-    value = getattr(game.knowledge, "playout_value_kernel", None) or fast.outcome_value
-    knowledge = game.knowledge if rollout == "heuristic" else None
-    if rave:
-        trace = getattr(knowledge, "playout_trace_kernel", None) or game.playout_trace_kernel
-        if trace is None:
+        if knowledge is None or knowledge.evaluate_kernel is None:
+            raise InvalidOptionError(f"{game.name} has no heuristic evaluation; use evaluator=None")
+        leaf, priors = "evaluation", "evaluation"
+    else:
+        leaf = rollout + ("_traced" if rave else "")
+        has_priors = knowledge is not None and knowledge.prior_kernel is not None
+        priors = "game" if uses_priors and has_priors else "uniform"
+        if rave and _traced_playout(type(game), rollout) is None:
             raise InvalidOptionError(f"rave=True needs move traces from {game.name}'s playouts")
-        return fast.make_traced_rollout_leaf(trace, value)
-    return fast.make_rollout_leaf(
-        getattr(knowledge, "playout_kernel", None) or game.playout_kernel, value
-    )
+    return game_tag(game, leaf=leaf, priors=priors)
 
 
-def warm_up(game: Any, kernels: tuple, cfg: SearchConfig) -> None:
-    """Compile the fast loop for this game before any time budget starts."""
-    key = (type(game), kernels, cfg.rave)
-    if key in _WARM:
-        return
-    scratch = Tree(1 << 12)
-    fast.run_simulations(
-        scratch.ints,
-        scratch.floats,
-        scratch.meta,
-        cfg,
-        game.initial_state(),
-        2,
-        0.0,
-        make_rng(0),
-        kernels[0],
-        kernels[1],
-        kernels[2],
-        kernels[3],
-        game.num_actions,
-        -1,
-    )
-    _WARM.add(key)
+# ------------------------------------------------------------------------- leaves
+def leaf_value(tag, state, rng, trace):
+    """(seat 0's value of the leaf ``state``, moves written to ``trace``): the tag's leaf."""
+    return _leaf_function(type(tag))(state, rng, trace)
+
+
+@overload(leaf_value)
+def _leaf_value(tag, state, rng, trace):
+    leaf = _leaf_function(tag.instance_class)
+    return lambda tag, state, rng, trace: leaf(state, rng, trace)
+
+
+@cache
+def _leaf_function(tag_class: type) -> Any:
+    """The compiled ``leaf(state, rng, trace) -> (value0, plies traced)`` of a tag."""
+    game, kind = tag_game(tag_class), tag_variant(tag_class, "leaf")
+    knowledge = game.knowledge
+    if kind == "evaluation":
+        return _evaluation_leaf(knowledge.evaluate_kernel)
+    value = getattr(knowledge, "playout_value_kernel", None) or outcome_value
+    rollout, _, traced = kind.partition("_")
+    if traced:
+        return _traced_rollout_leaf(_traced_playout(game, rollout), value)
+    policy = getattr(knowledge, "playout_kernel", None) if rollout == "heuristic" else None
+    return _rollout_leaf(policy or game.playout_kernel, value)
+
+
+def _traced_playout(game_class: Any, rollout: str) -> Any:
+    """The playout with a trace of the rollout's policy (None: the game has none)."""
+    knowledge = game_class.knowledge if rollout == "heuristic" else None
+    return getattr(knowledge, "playout_trace_kernel", None) or game_class.playout_trace_kernel
+
+
+@njit(cache=True)
+def outcome_value(state, outcome):
+    """Seat 0's value of a finished playout: its outcome, +1 / 0 / -1 (the games' default;
+    a game's ``knowledge.playout_value_kernel`` may shade it)."""
+    return SEAT0_RETURN[outcome]
+
+
+def _rollout_leaf(playout_fn, value_fn):
+    """Leaf value = seat 0's value (``value_fn``) of one playout's end; no trace."""
+
+    @njit
+    def leaf(state, rng, trace):
+        outcome = playout_fn(state, rng)
+        return value_fn(state, outcome), 0
+
+    return leaf
+
+
+def _traced_rollout_leaf(trace_fn, value_fn):
+    """Leaf value (``value_fn``) of one playout that also records its moves in ``trace``
+    (for RAVE)."""
+
+    @njit
+    def leaf(state, rng, trace):
+        count = trace_fn(state, rng, trace)
+        return value_fn(state, np.int64(state[OUTCOME])), count
+
+    return leaf
+
+
+def _evaluation_leaf(evaluate_fn):
+    """Leaf value = a compiled evaluation (side to move's view), converted to seat 0."""
+
+    @njit
+    def leaf(state, rng, trace):
+        value = evaluate_fn(state)
+        return (value if state[TO_PLAY] == 0 else -value), 0
+
+    return leaf
+
+
+# ------------------------------------------------------------------------- priors
+def move_priors(tag, state, mask, out, values):
+    """Fill ``out`` with the tag's move priors over the legal actions of ``mask`` and
+    ``values`` with the moves' heuristic values (mover's view; zeros where none)."""
+    _priors_function(type(tag))(state, mask, out, values)
+
+
+@overload(move_priors)
+def _move_priors(tag, state, mask, out, values):
+    priors = _priors_function(tag.instance_class)
+
+    def impl(tag, state, mask, out, values):
+        priors(state, mask, out, values)
+
+    return impl
+
+
+@cache
+def _priors_function(tag_class: type) -> Any:
+    game, kind = tag_game(tag_class), tag_variant(tag_class, "priors")
+    if kind == "evaluation":
+        return _evaluation_priors(game.apply_kernel, game.knowledge.evaluate_kernel)
+    if kind == "game":
+        return game.knowledge.prior_kernel
+    return uniform_priors
+
+
+@njit(cache=True)
+def uniform_priors(state, mask, out, values):
+    """Equal priors over the legal actions (and no heuristic values: zeros)."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    for a in range(mask.shape[0]):
+        out[a] = 1.0 / count if mask[a] else 0.0
+        values[a] = 0.0
+
+
+def _evaluation_priors(apply_fn, evaluate_fn):
+    """Priors from a compiled evaluation: ``softmax(v(a) / T)`` with ``v(a)`` the mover's
+    value of the position after ``a`` (exact for finished games), ``T = PRIOR_TEMPERATURE``;
+    ``values`` receives ``v(a)`` (the children's first implicit minimax values)."""
+
+    @njit
+    def priors(state, mask, out, values):
+        mover = state[TO_PLAY]
+        best = -np.inf
+        child = np.empty_like(state)
+        for a in range(mask.shape[0]):
+            values[a] = 0.0
+            if not mask[a]:
+                continue
+            child[:] = state
+            apply_fn(child, a)
+            if child[OUTCOME] != 0:
+                value = SEAT0_RETURN[child[OUTCOME]]
+                values[a] = value if mover == 0 else -value
+            else:
+                value = evaluate_fn(child)
+                values[a] = value if child[TO_PLAY] == mover else -value
+            best = max(best, values[a])
+        total = 0.0
+        for a in range(mask.shape[0]):
+            out[a] = np.exp((values[a] - best) / PRIOR_TEMPERATURE) if mask[a] else 0.0
+            total += out[a]
+        for a in range(mask.shape[0]):
+            out[a] /= total
+
+    return priors

@@ -13,7 +13,7 @@ import numpy as np
 
 from boardzoo.agents.mcts import fast
 from boardzoo.agents.mcts.tree import ACTION, VISITS, Tree
-from boardzoo.clock import monotonic
+from boardzoo.timecontrol import monotonic
 from boardzoo.wrappers.model import EnvModel, GameModel
 
 __all__ = [

@@ -17,6 +17,8 @@ together when the node is expanded. Edge statistics live on the child row:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -39,6 +41,14 @@ NOT_EXPANDED = -1
 DEFAULT_MAX_NODES = 1 << 25
 
 
+class TreeArrays(NamedTuple):
+    """A tree's arrays as compiled code takes them (one argument)."""
+
+    ints: np.ndarray
+    floats: np.ndarray
+    meta: np.ndarray
+
+
 class Tree:
     """Flat-array search tree; ``ints``/``floats`` rows are nodes, ``meta[SIZE]`` used rows,
     never more than ``max_nodes``."""
@@ -51,6 +61,19 @@ class Tree:
         self.meta = np.zeros(2, dtype=np.int64)
         self.meta[CAPACITY] = capacity
         self.clear()
+
+    @classmethod
+    def over(cls, ints: np.ndarray, floats: np.ndarray, meta: np.ndarray,
+             max_nodes: int) -> Tree:
+        """A tree on given arrays (a forest's rows: growing it is the forest's business)."""
+        tree = cls.__new__(cls)
+        tree.ints, tree.floats, tree.meta, tree.max_nodes = ints, floats, meta, max_nodes
+        return tree
+
+    @property
+    def arrays(self) -> TreeArrays:
+        """The arrays as they are now (growing the tree replaces them)."""
+        return TreeArrays(self.ints, self.floats, self.meta)
 
     @property
     def size(self) -> int:

@@ -1,0 +1,287 @@
+"""Choosing a move: the one pipeline every searching agent's move goes through, around the
+agent's own search engine.
+
+A move is: the position and its deadlines (from a clock, or a fixed ``time_limit``) ->
+a forced move played at once (one legal move, under a clock) -> the game's exact solver,
+when its estimated cost fits its share of the move's time -> on a clock, a *swindle* when
+the solver proves a draw or a loss (:mod:`boardzoo.agents.swindle`) -> the engine's search
+(MCTS, alpha-beta) -> one :class:`SearchResult`, kept as ``last_search`` and, as an
+:class:`~boardzoo.analysis.Analysis`, ``last_analysis``.
+
+:class:`SearchingAgent` runs it; an engine supplies only :meth:`SearchingAgent._search`
+(and, where it has them, compilation, tree reuse and whether it can swindle).
+
+Values are from the side to move's view, in the result's ``unit``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, move_texts
+from boardzoo.errors import GameOverError
+from boardzoo.knowledge.base import (
+    Solution,
+    load_solver,
+    solve_if_affordable,
+    solver_horizon,
+)
+from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
+from boardzoo.wrappers.model import EnvModel, GameModel
+
+__all__ = ["SOLVER_SHARE", "SearchResult", "SearchingAgent", "outcome_name"]
+
+#: the share of the move's time (a fixed ``time_limit``, or under a clock the time to the
+#: move's maximum) an exact solver may use before the engine takes over; it is tried only
+#: when its estimated cost fits and gives up early on a position much harder than estimated
+SOLVER_SHARE = 0.5
+
+
+class SearchResult(NamedTuple):
+    """What one move's search found.
+
+    ``value`` is from the side to move's view in ``unit``: the game's exact unit
+    (:data:`~boardzoo.analysis.EXACT`: Connect Four Pons' score, Othello the final disc
+    difference, other games +1/0/-1) for an exact solver's answer, MCTS's mean result in
+    [-1, 1], or alpha-beta's heuristic scale (-1, 1) with exactly +1/-1 for a proven
+    win/loss. ``exact``: the value is proven, not estimated; ``proven``: "win"/"loss"/"draw"
+    for the side to move when it is. ``depth``: alpha-beta's last completed iteration (0 for
+    a solver's answer), MCTS's principal variation length; ``nodes``: MCTS simulations or
+    alpha-beta/solver nodes; ``seconds``: the move's search time (a solver attempt included,
+    compilation never); ``engine``: "mcts", "alphabeta", "solver" or "forced".
+
+    MCTS results also carry per-action root statistics, each of shape ``[num_actions]``:
+    ``visits``, ``q`` (mean value for the side to move, NaN where unvisited), ``prior`` and
+    ``policy`` (the visit distribution with the agent's temperature, T = 0 read as 1, or
+    Gumbel's improved policy); other engines leave them None. ``lines``: the principal
+    variation that starts with each searched root move.
+    """
+
+    action: int
+    value: float
+    unit: str
+    exact: bool
+    proven: str | None
+    depth: int
+    nodes: int
+    seconds: float
+    pv: list[int]
+    engine: str
+    visits: np.ndarray | None = None
+    q: np.ndarray | None = None
+    prior: np.ndarray | None = None
+    policy: np.ndarray | None = None
+    lines: dict[int, list[int]] | None = None
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class SearchingAgent:
+    """An agent whose move comes from one search: ``search`` runs the move pipeline (module
+    docstring), ``act`` plays its move and ``analyse`` returns it as an Analysis.
+
+    Subclasses set ``time_limit`` (None: no fixed time), ``exact_solver`` and ``swindle``
+    (bools) and implement :meth:`_search`.
+    """
+
+    time_limit: float | None = None
+    exact_solver: bool = True
+    swindle: bool = True
+    last_search: SearchResult | None = None
+    last_analysis: Analysis | None = None
+
+    # ---------------------------------------------------------------- public API
+    def search(self, env: Any, clock: ClockView | None = None,
+               on_progress: ProgressFn | None = None,
+               stop: threading.Event | None = None) -> SearchResult:
+        """Search ``env``'s position and return what was found.
+
+        ``clock``: the agent's clock; the move's time then comes from it (capped by
+        ``time_limit`` when that was given), and compilation is charged to it.
+        ``on_progress(analysis)``: called as the search goes (between MCTS rounds, after
+        each alpha-beta iteration); ``stop``: set from another thread, the search returns
+        its best move so far. The result is also kept as ``last_search`` and, as an
+        :class:`~boardzoo.analysis.Analysis`, ``last_analysis``.
+        """
+        entered = monotonic()
+        model = EnvModel(env)
+        root = model.root()
+        if model.is_terminal(root):
+            name = model.game.name if isinstance(model, GameModel) else "this"
+            raise GameOverError(f"{type(self).__name__} cannot move: the {name} game is "
+                                "already over")
+        self._check_model(model)
+        knowledge = self._knowledge(model)
+        deadlines = None
+        if clock is not None:
+            horizon = solver_horizon(knowledge, root) if knowledge is not None else None
+            deadlines = SearchDeadlines.for_move(entered, clock, model.game, root,
+                                                 self._clock_cap(), horizon)
+            if int(np.count_nonzero(model.legal_mask(root))) == 1:
+                return self._finish(model, _forced_result(model, root))
+        solving = monotonic()
+        budget = self._solver_budget(deadlines)
+        solution = solve_if_affordable(knowledge, root, budget) if knowledge else None
+        solver_seconds = monotonic() - solving
+        if solution is None and budget is not None:
+            solver_seconds = min(solver_seconds, budget)  # loading its kernels is not charged
+        swindle = None
+        if solution is not None:
+            self._forget()
+            if clock is not None and self.swindle and self._can_swindle(model):
+                from boardzoo.agents.swindle import plan_swindle
+
+                swindle = plan_swindle(model.game, root, solution.value, solution.action,
+                                       entered, clock, self._clock_cap())
+            if swindle is None:
+                return self._finish(model, _solved_result(solution, solver_seconds))
+            deadlines = swindle.deadlines
+        self._prepare(model, root)  # compiles on first use: never charged to a time_limit
+        if deadlines is None:
+            deadlines = (SearchDeadlines.fixed(monotonic() - solver_seconds, self.time_limit)
+                         if self.time_limit else SearchDeadlines.none())
+        result = self._search(model, root, deadlines, on_progress, stop,
+                              None if swindle is None else swindle.moves)
+        result = result._replace(seconds=result.seconds + solver_seconds)
+        if solution is not None:  # a swindle: the outcome is the solver's
+            result = result._replace(value=solution.value, unit=EXACT, exact=True,
+                                     proven=outcome_name(solution.value),
+                                     nodes=result.nodes + int(solution.nodes))
+        return self._finish(model, result)
+
+    def act(self, env: Any, clock: ClockView | None = None,
+            on_progress: ProgressFn | None = None, stop: threading.Event | None = None) -> int:
+        """The move to play for the side to move in ``env`` (``clock``, ``on_progress``,
+        ``stop``: see :meth:`search`)."""
+        return int(self.search(env, clock=clock, on_progress=on_progress, stop=stop).action)
+
+    def analyse(self, env: Any, clock: ClockView | None = None,
+                on_progress: ProgressFn | None = None,
+                stop: threading.Event | None = None) -> Analysis:
+        """Search as :meth:`search` does and return the result as an Analysis."""
+        self.search(env, clock=clock, on_progress=on_progress, stop=stop)
+        assert self.last_analysis is not None
+        return self.last_analysis
+
+    def prepare(self, env: Any) -> None:
+        """Compile what searching ``env``'s game needs and load its solver, so that no clock
+        pays for them (the arena calls this before a timed game)."""
+        model = EnvModel(env)
+        root = model.root()
+        if model.is_terminal(root):
+            return
+        self._check_model(model)
+        self._prepare(model, root)
+        knowledge = self._knowledge(model)
+        if knowledge is not None:
+            load_solver(knowledge, root)
+
+    # ------------------------------------------------------------ engine's part
+    def _search(self, model: EnvModel, root: Any, deadlines: SearchDeadlines,
+                on_progress: ProgressFn | None, stop: threading.Event | None,
+                root_moves: list[int] | None) -> SearchResult:
+        """The engine's search of ``root`` until ``deadlines`` (among ``root_moves`` only,
+        when given: a swindle's)."""
+        raise NotImplementedError
+
+    def _prepare(self, model: EnvModel, root: Any) -> None:
+        """Compile the engine for ``model``'s game (nothing by default)."""
+
+    def _forget(self) -> None:
+        """Drop what the engine kept from earlier moves (the solver answered this one)."""
+
+    def _can_swindle(self, model: EnvModel) -> bool:
+        return True
+
+    def _clock_cap(self) -> float | None:
+        """The most seconds a move may take under a clock (None: the clock decides)."""
+        return self.time_limit
+
+    def _check_model(self, model: EnvModel) -> None:
+        """Refuse (InvalidOptionError) a model the engine cannot search."""
+
+    # ---------------------------------------------------------------- the steps
+    def _knowledge(self, model: EnvModel) -> Any:
+        """The game's knowledge when the exact solver is on and the game has a solver."""
+        if not (self.exact_solver and isinstance(model, GameModel)):
+            return None
+        knowledge = model.game.knowledge
+        return knowledge if knowledge is not None and knowledge.solve is not None else None
+
+    def _solver_budget(self, deadlines: SearchDeadlines | None) -> float | None:
+        """Seconds the exact solver may take: :data:`SOLVER_SHARE` of the move's time (the
+        time to the clock's maximum, or ``time_limit``); None: the solver's own budget."""
+        if deadlines is not None:
+            return max(0.0, deadlines.maximum - monotonic()) * SOLVER_SHARE
+        return None if self.time_limit is None else self.time_limit * SOLVER_SHARE
+
+    def _finish(self, model: EnvModel, result: SearchResult) -> SearchResult:
+        self.last_search = result
+        self.last_analysis = analysis_of(model, result, final=True)
+        return result
+
+
+def _forced_result(model: EnvModel, root: Any) -> SearchResult:
+    """The only legal move, played at once."""
+    action = int(np.flatnonzero(model.legal_mask(root))[0])
+    return SearchResult(action, float("nan"), EXACT, False, None, 0, 0, 0.0, [action], "forced")
+
+
+def _solved_result(solution: Solution, seconds: float) -> SearchResult:
+    """An exact solver's answer: its value in the game's exact unit."""
+    return SearchResult(int(solution.action), solution.value, EXACT, True,
+                        outcome_name(solution.value), 0, int(solution.nodes), seconds,
+                        [int(solution.action)], "solver")
+
+
+def outcome_name(value: float) -> str:
+    """"win", "loss" or "draw" for an exact value from the side to move's view."""
+    return "win" if value > 0 else ("loss" if value < 0 else "draw")
+
+
+def analysis_of(model: Any, result: SearchResult, final: bool) -> Analysis:
+    """``result`` as an :class:`Analysis` (moves in the game's notation): MCTS's root moves
+    most visited first, each with its principal variation; otherwise the chosen move."""
+    text = move_texts(model)
+    lines = result.lines or {result.action: result.pv}
+    if result.visits is not None:
+        moves = _root_moves(result, lines, text)
+    else:
+        value = None if np.isnan(result.value) else float(result.value)
+        moves = (MoveStat(result.action, text(result.action), 0, value, None,
+                          tuple(text(a) for a in result.pv)),)
+    return Analysis(
+        action=result.action,
+        move=text(result.action),
+        value=float(result.value),
+        unit=result.unit,
+        exact=result.exact,
+        nodes=result.nodes,
+        depth=result.depth,
+        elapsed=result.seconds,
+        pv=tuple(text(a) for a in result.pv),
+        moves=moves,
+        proven=result.proven,
+        engine=result.engine,
+        final=final,
+    )
+
+
+def _root_moves(result: SearchResult, lines: dict[int, list[int]], text: Any,
+                ) -> tuple[MoveStat, ...]:
+    """Every root move with a visit or a prior, most visited first."""
+    visits, q, prior = result.visits, result.q, result.prior
+    assert visits is not None and q is not None and prior is not None
+    listed = np.flatnonzero((visits > 0) | (prior > 0))
+    order = sorted(listed, key=lambda a: (-visits[a], -prior[a]))
+    return tuple(
+        MoveStat(int(a), text(int(a)), int(visits[a]),
+                 None if np.isnan(q[a]) else float(q[a]), float(prior[a]),
+                 tuple(text(m) for m in lines.get(int(a), [int(a)])))
+        for a in order
+    )

@@ -1,0 +1,166 @@
+"""The batched AlphaZero search against DeepMind's mctx (with pgx's games, JAX on the CPU),
+measured in the same run: B searches of 200 simulations from the initial position with a
+uniform evaluator (uniform priors over the legal moves, value 0), one evaluator call per
+round for all trees, as self-play runs them. An optional reference, like OpenSpiel's: the
+rows are left out when jax, mctx or pgx is not installed.
+
+With the shipped Connect Four network at B = 64 the row reports how the time splits between
+the search's own work and the network.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+
+from boardzoo.bench.common import Row
+
+__all__ = ["bench_batched_search", "bench_network_split"]
+
+SIMULATIONS = 200
+BATCHES = (1, 64)
+PGX_IDS = {"connect_four": "connect_four", "othello": "othello", "go": "go_9x9"}
+GAME_OPTIONS = {"go": {"board_size": 9}}
+
+
+class UniformEvaluator:
+    """Uniform priors over the legal moves and value 0, for every position of a batch."""
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> Any:
+        from boardzoo.wrappers.model import Evaluation
+
+        return Evaluation(np.where(masks, 0.0, -np.inf), np.zeros(len(observations)))
+
+
+def boardzoo_search(game: str, batch: int, evaluator: Any = None) -> tuple[Any, Any]:
+    """(run(), the search object): ``run()`` searches ``batch`` initial positions at once."""
+    from boardzoo.agents.mcts.config import MCTSConfig
+    from boardzoo.agents.mcts.search import MCTS
+    from boardzoo.envs import make_env
+    from boardzoo.rng import make_rng
+    from boardzoo.wrappers.model import EnvModel
+
+    env = make_env(game, **GAME_OPTIONS.get(game, {}))
+    env.reset(seed=0)
+    model = EnvModel(env)
+    rng = np.random.default_rng(0)
+    search = MCTS(MCTSConfig(selection="puct", evaluator=evaluator or UniformEvaluator(),
+                             solver=False), rng, make_rng(rng), cache_size=0)
+    roots = [model.root()] * batch
+
+    def run() -> Any:
+        return search.run_many(model, roots, SIMULATIONS)
+
+    return run, search
+
+
+def mctx_search(game: str, batch: int) -> Any:
+    """``run()``: mctx's ``muzero_policy`` over pgx's ``game`` for ``batch`` initial states
+    (jitted; its visit counts as numpy once done)."""
+    import jax
+    import jax.numpy as jnp
+    import mctx
+    import pgx
+
+    env = pgx.make(PGX_IDS[game])
+    step = jax.vmap(env.step)
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), batch))
+
+    def uniform(mask: Any) -> Any:
+        return jnp.where(mask, 0.0, -1e9)
+
+    def recurrent_fn(params: Any, key: Any, action: Any, state: Any) -> Any:
+        player = state.current_player
+        state = step(state, action)
+        reward = state.rewards[jnp.arange(batch), player]
+        output = mctx.RecurrentFnOutput(
+            reward=reward, discount=jnp.where(state.terminated, 0.0, -1.0),
+            prior_logits=uniform(state.legal_action_mask), value=jnp.zeros(batch))
+        return output, state
+
+    @jax.jit
+    def policy(key: Any) -> Any:
+        root = mctx.RootFnOutput(prior_logits=uniform(states.legal_action_mask),
+                                 value=jnp.zeros(batch), embedding=states)
+        return mctx.muzero_policy(None, key, root, recurrent_fn, SIMULATIONS,
+                                  invalid_actions=~states.legal_action_mask,
+                                  dirichlet_fraction=0.0)
+
+    def run() -> Any:
+        out = policy(jax.random.PRNGKey(1))
+        return np.asarray(out.search_tree.summary().visit_counts)
+
+    return run
+
+
+def _interleaved_seconds(ours: Any, theirs: Any, repeats: int) -> tuple[list[float], list[float]]:
+    a, b = [], []
+    for _ in range(repeats):
+        for runs, work in ((a, ours), (b, theirs)):
+            start = time.perf_counter()
+            work()
+            runs.append(time.perf_counter() - start)
+    return a, b
+
+
+def bench_batched_search(game: str, repeats: int) -> list[Row]:
+    if game not in PGX_IDS:
+        return []
+    try:
+        import jax  # noqa: F401
+        import mctx  # noqa: F401
+        import pgx  # noqa: F401
+    except ImportError:
+        return []
+    rows = []
+    for batch in BATCHES:
+        ours, _ = boardzoo_search(game, batch)
+        theirs = mctx_search(game, batch)
+        ours(), theirs()  # compile both first
+        mine, peer = _interleaved_seconds(ours, theirs, max(repeats, 3))
+        sims = batch * SIMULATIONS
+        spread = (f"boardzoo {min(mine) * 1000:.0f}-{max(mine) * 1000:.0f} ms, mctx "
+                  f"{min(peer) * 1000:.0f}-{max(peer) * 1000:.0f} ms per search")
+        rows.append(Row(
+            game, f"batched search, {batch} x {SIMULATIONS} sims", "sims/s",
+            sims / statistics.median(mine), sims / statistics.median(peer),
+            "mctx + pgx (JAX, CPU)", 2.0 if batch > 1 else 1.0,
+            f"uniform evaluator, medians of {len(mine)} interleaved runs; {spread}"))
+    return rows
+
+
+def bench_network_split(game: str, repeats: int) -> list[Row]:
+    """The shipped Connect Four network at B = 64: the search's own share of the time."""
+    if game != "connect_four":
+        return []
+    try:
+        import torch
+    except ImportError:
+        return []
+    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
+    from boardzoo.agents.alphazero.network import NetworkEvaluator
+
+    torch.set_num_threads(1)
+    net = load_checkpoint(resolve_checkpoint("connect_four")).net
+    run, search = boardzoo_search(game, 64, NetworkEvaluator(net))
+    run()
+    shares, rates = [], []
+    for _ in range(max(repeats, 3)):
+        search.batcher.stats = type(search.batcher.stats)()
+        start = time.perf_counter()
+        run()
+        seconds = time.perf_counter() - start
+        network = search.batcher.stats.network_seconds
+        shares.append((seconds - network) / network)
+        rates.append(64 * SIMULATIONS / seconds)
+    share = statistics.median(shares)
+    return [Row(
+        game, "AlphaZero batched search, shipped net", "sims/s", statistics.median(rates), None,
+        "-", None, f"64 trees x {SIMULATIONS} sims: the search's own time is {share:.0%} of "
+        f"the network's (target at most 15%)")]
+
+
+BENCHMARKS = [bench_batched_search, bench_network_split]

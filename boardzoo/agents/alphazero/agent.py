@@ -137,13 +137,11 @@ class AlphaZeroAgent(MCTSAgent):
         return batcher.stats
 
     def clear_cache(self) -> None:
-        """Forget cached network evaluations and the statistics (benchmarks; after
-        changing the weights)."""
+        """Forget cached network evaluations (benchmarks; after changing the weights)."""
         batcher = self.searcher(self._model()).batcher
         assert batcher is not None
         if batcher.cache is not None:
             batcher.cache.clear()
-        batcher.stats = BatchStats()
 
     def _model(self) -> EnvModel:
         if self._game_model is None:

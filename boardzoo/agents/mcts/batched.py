@@ -24,6 +24,7 @@ model in Python, with the same rules.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -307,6 +308,11 @@ class BatchStats:
     cache_hits: int = 0
     calls: int = 0
     network_seconds: float = 0.0
+
+    def since(self, earlier: BatchStats) -> BatchStats:
+        """What was done after ``earlier`` (a copy of these statistics taken then)."""
+        return BatchStats(*(getattr(self, f.name) - getattr(earlier, f.name)
+                            for f in dataclasses.fields(self)))
 
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -661,10 +661,8 @@ class MCTSAgent(SearchingAgent):
         if self.batcher is not None:
             return self._batched_runner(model, root)
         if isinstance(model, GameModel):
-            uses_priors = (settings.selection != "uct" or self.progressive_widening
-                           or (settings.rave and settings.cfg.prior_visits > 0))
             kernels = compiled_kernels(model.game, settings.rollout, settings.evaluator,
-                                       settings.rave, uses_priors)
+                                       settings.rave)
 
             def runner_over(tree: Tree, rng: np.ndarray):
                 def run(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:

@@ -111,8 +111,7 @@ def finish(ints, floats, meta, cfg, node, path, length, to_move, mask, priors, v
     """Step 3 for one leaf (the tree must have room for its children: the caller reserves)."""
     add_virtual_loss(ints, floats, path, length, -1)
     ints[node, FIRST] = -1
-    expand(ints, floats, meta, node, to_move, mask, priors, np.zeros(mask.shape[0]), False, 0.0,
-           rng)
+    expand(ints, floats, meta, node, to_move, mask, priors, np.zeros(mask.shape[0]), 0.0, rng)
     backup(ints, floats, path, length, value0)
     if cfg.solver:
         propagate_proof(ints, path, length)

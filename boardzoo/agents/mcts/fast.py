@@ -243,7 +243,7 @@ def simulate(
         legal_fn(state, mask)
         priors_fn(state, mask, priors[0], priors[1])
         if not expand(ints, floats, meta, node, to_move, mask, priors[0], priors[1],
-                      cfg.progressive_widening, cfg.prior_visits if cfg.rave else 0.0, rng):
+                      cfg.prior_visits if cfg.rave else 0.0, rng):
             return NEED_SPACE
         value0, count = leaf_fn(state, rng, trace)
         if cfg.rave:

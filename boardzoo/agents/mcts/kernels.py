@@ -20,19 +20,16 @@ _KERNEL_CACHE: dict[tuple, tuple] = {}
 _WARM: set[tuple] = set()
 
 
-def compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool,
-                     uses_priors: bool) -> tuple:
+def compiled_kernels(game: Any, rollout: str, evaluator: Any, rave: bool) -> tuple:
     """(legal, apply, leaf, priors) compiled functions for the fast loop, built once per
-    game class and leaf kind; ``uses_priors``: the search reads the priors (PUCT, Gumbel,
-    progressive widening, RAVE's prior visits), so the game's own move priors are worth
-    computing."""
-    key = (type(game), rollout, evaluator, rave, uses_priors)
+    game class and leaf kind."""
+    key = (type(game), rollout, evaluator, rave)
     if key not in _KERNEL_CACHE:
         _KERNEL_CACHE[key] = (
             game.legal_mask_kernel,
             game.apply_kernel,
             leaf_function(game, rollout, evaluator, rave),
-            _priors_function(game, evaluator, uses_priors),
+            _priors_function(game, evaluator),
         )
     return _KERNEL_CACHE[key]
 
@@ -44,14 +41,15 @@ def _heuristic_evaluation(game: Any):
     return knowledge.evaluate_kernel
 
 
-def _priors_function(game: Any, evaluator: Any, uses_priors: bool):
+def _priors_function(game: Any, evaluator: Any):
     """With the heuristic evaluator a softmax over the evaluations of the positions each
     legal move leads to; else the game's own move priors (``knowledge.prior_kernel``) where
-    the selection reads priors and the game has them; else uniform priors."""
+    it has them; else uniform priors. Every selection reads them: the children are tried in
+    prior order (:func:`~boardzoo.agents.mcts.rules.expand`)."""
     if evaluator == "heuristic":
         return fast.make_evaluation_priors(game.apply_kernel, _heuristic_evaluation(game))
     knowledge = game.knowledge
-    if uses_priors and knowledge is not None and knowledge.prior_kernel is not None:
+    if knowledge is not None and knowledge.prior_kernel is not None:
         return knowledge.prior_kernel
     return fast.uniform_priors
 

@@ -51,8 +51,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numba
@@ -62,7 +60,7 @@ from numba import njit
 from boardzoo.agents.base import SearchingAgent
 from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import EXACT, HEURISTIC, Analysis, MoveStat, ProgressFn, move_texts
-from boardzoo.clock import monotonic
+from boardzoo.clock import monotonic, watch_stop
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge import GameKnowledge, solve_if_affordable
@@ -97,8 +95,6 @@ _SOLVED_DEPTH = 1 << 20  # depth stored for bounds that rest on finished games o
 # ``stats`` slots
 _NODES, _HORIZON, _ABORTED, _ABORTABLE, _STAMP_NOW, _ROOT_MOVE, _STOP = 0, 1, 2, 3, 4, 5, 6
 _STATS = 7
-#: how often (seconds) a ``stop`` event is looked at while an iteration runs
-_STOP_POLL = 0.02
 _CHECK_EVERY = 1023  # read the clock when nodes & _CHECK_EVERY == 0
 _TT_MOVE, _KILLER = 1 << 58, 1 << 56
 
@@ -525,7 +521,7 @@ class AlphaBetaAgent(SearchingAgent):
             return self._finish(model, forced)
         started = monotonic()
         budget = self._solver_budget(deadlines)
-        solved = self._try_solver(knowledge, state, started, budget)
+        solved = self._try_solver(knowledge, state, started, budget, stop)
         if solved is not None and clock is not None and self.swindle:
             solved = self._swindle(model, state, solved, entered, clock, cap, on_progress,
                                    stop)
@@ -555,7 +551,7 @@ class AlphaBetaAgent(SearchingAgent):
         ``solved`` itself when there is nothing to choose."""
         game = _game_of(model)
         swindle = plan_swindle(game, state, int(solved.value), solved.action, entered, clock,
-                               cap)
+                               cap, stop)
         if swindle is None:
             return solved
         result = self._alphabeta(model, game.knowledge, state, 0.0, swindle.deadlines,
@@ -573,11 +569,13 @@ class AlphaBetaAgent(SearchingAgent):
         state: np.ndarray,
         started: float,
         budget: float | None,
+        stop: threading.Event | None,
     ) -> SearchResult | None:
-        """The game knowledge's exact solution as a result, or None."""
+        """The game knowledge's exact solution as a result, or None (also when ``stop`` is
+        set during the attempt)."""
         if not self.solver:
             return None
-        solution = solve_if_affordable(knowledge, state, budget)
+        solution = solve_if_affordable(knowledge, state, budget, stop)
         if solution is None:
             return None
         seconds = monotonic() - started
@@ -620,7 +618,7 @@ class AlphaBetaAgent(SearchingAgent):
         max_depth = MAX_DEPTH if self.depth is None else self.depth
         best: tuple = ()
         nodes, durations = 0, []
-        with _stop_watch(stop, work.stats):
+        with watch_stop(stop, work.stats, _STOP):
             for depth in range(1, max_depth + 1):
                 work.stats[_ABORTABLE] = depth > 1
                 began = monotonic()
@@ -713,30 +711,6 @@ def _next_iteration_fits(deadlines: SearchDeadlines, durations: list[float],
         growth = min(max(durations[-1] / durations[-2], _GROWTH_RANGE[0]), _GROWTH_RANGE[1])
     end = deadlines.maximum if unstable else deadlines.target
     return now + durations[-1] * growth <= end
-
-
-@contextmanager
-def _stop_watch(stop: threading.Event | None, stats: np.ndarray) -> Iterator[None]:
-    """While the block runs, a thread that sets ``stats[_STOP]`` once ``stop`` is set (the
-    compiled search reads it every 1,024 nodes; it runs without the GIL)."""
-    if stop is None:
-        yield
-        return
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.is_set():
-            if stop.wait(_STOP_POLL):
-                stats[_STOP] = 1
-                return
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        finished.set()
-        watcher.join()
 
 
 def _analysis(model: EnvModel, result: SearchResult, final: bool) -> Analysis:

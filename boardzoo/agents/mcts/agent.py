@@ -397,11 +397,11 @@ class MCTSAgent(SearchingAgent):
             entered, clock, game, root, self.time_limit, horizon)
         if deadlines is not None and _single_legal_move(model, root):
             return self._finish(model, root, self._forced_result(model, root))
-        solution = self._exact_solution(model, root, deadlines)
+        solution = self._exact_solution(model, root, deadlines, stop)
         swindle = None
         if solution is not None and clock is not None and self._may_swindle(model):
             swindle = plan_swindle(game, root, solution.value, solution.action, entered, clock,
-                                   self.time_limit)
+                                   self.time_limit, stop)
         if solution is not None and swindle is None:
             return self._finish(model, root, self._solved_result(model, solution), reuse=False)
         if swindle is not None:
@@ -597,11 +597,12 @@ class MCTSAgent(SearchingAgent):
         model: EnvModel,
         root: Any,
         deadlines: SearchDeadlines | None = None,
+        stop: threading.Event | None = None,
     ) -> Solution | None:
         """The game's exact solver's answer when the position is within its reach (half the
         move's time: the time limit, or the clock's target; without either, the solver's own
         budget). The time it took (a failed attempt's: at most its share) is charged to the
-        search (``_solver_seconds``)."""
+        search (``_solver_seconds``); ``stop`` set ends the attempt at once."""
         self._solver_seconds = 0.0
         if not (self.exact_solver and isinstance(model, GameModel)):
             return None
@@ -610,7 +611,7 @@ class MCTSAgent(SearchingAgent):
         else:
             budget = None if self.time_limit is None else self.time_limit * EXACT_SOLVER_SHARE
         start = time.perf_counter()
-        solution = solve_if_affordable(model.game.knowledge, root, budget)
+        solution = solve_if_affordable(model.game.knowledge, root, budget, stop)
         spent = time.perf_counter() - start
         if solution is None:
             self._solver_seconds = spent if budget is None else min(spent, budget)

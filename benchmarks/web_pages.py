@@ -7,9 +7,10 @@ measured: PYTHONPATH picks it) and Debian's chromium through Playwright::
 
     python -m benchmarks.web_pages [--game tictactoe] [--settle 15]
 
-Prints one row per step: the agent processes (the server's spawned children, the
-multiprocessing resource tracker left out) and the resident memory of the server and its
-children, read from /proc, ``--settle`` seconds after the step.
+Prints one row per step: whether the game was played (or refused: the server's message),
+the agent processes (the server's spawned children, the multiprocessing resource tracker
+left out) and the resident memory of the server and its children, read from /proc,
+``--settle`` seconds after the step.
 """
 
 from __future__ import annotations
@@ -74,14 +75,24 @@ def snapshot(server: int) -> tuple[int, float]:
     return len(agents), total
 
 
-def start_game(page, game: str) -> None:
+def start_game(page, game: str, seconds: float = 300.0) -> str:
+    """Start a game against MCTS (moving first, so it compiles and searches) and wait for its
+    move: "played", or "refused" with the server's message when it opens no game."""
     expect(page.locator("#game option")).to_have_count(6, timeout=120_000)
     page.select_option("#game", game)
     page.select_option("#agent", "mcts")
     page.fill('.agent-option[data-name="time_limit"]', "0.2")
-    page.check('input[name=seat][value="1"]')  # the agent moves first: it compiles and searches
+    page.check('input[name=seat][value="1"]')
     page.click("#start")
-    expect(page.locator("#moves li")).to_have_count(1, timeout=300_000)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if page.locator("#moves li").count() >= 1:
+            return "played"
+        message = page.locator("#message").inner_text()
+        if "games are open" in message:
+            return f"refused: {message}"
+        time.sleep(0.2)
+    return "no move in time"
 
 
 def main() -> None:
@@ -104,28 +115,28 @@ def main() -> None:
             page = browser.new_page()
             page.goto(url)
             for step in range(1, 6):
-                start_game(page, args.game)
+                outcome = start_game(page, args.game)
                 page.reload()
                 time.sleep(args.settle)
-                rows.append((f"reload {step}", *snapshot(server.pid)))
+                rows.append((f"reload {step}", outcome, *snapshot(server.pid)))
                 print(*rows[-1], flush=True)
             page.close()
             for step in range(1, 6):
                 tab = browser.new_page()
                 tab.goto(url)
-                start_game(tab, args.game)
+                outcome = start_game(tab, args.game)
                 tab.close()
                 time.sleep(args.settle)
-                rows.append((f"close {step}", *snapshot(server.pid)))
+                rows.append((f"close {step}", outcome, *snapshot(server.pid)))
                 print(*rows[-1], flush=True)
             browser.close()
     finally:
         server.terminate()
         server.wait(30)
-    print("\n| step | agent processes | resident MB (server + children) |")
-    print("| --- | --- | --- |")
-    for name, count, megabytes in rows:
-        print(f"| {name} | {count} | {megabytes:.0f} |")
+    print("\n| step | the game | agent processes | resident MB (server + children) |")
+    print("| --- | --- | --- | --- |")
+    for name, outcome, count, megabytes in rows:
+        print(f"| {name} | {outcome} | {count} | {megabytes:.0f} |")
 
 
 if __name__ == "__main__":

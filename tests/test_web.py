@@ -565,6 +565,19 @@ def test_a_game_ends_when_its_page_goes_and_its_worker_serves_the_next_game(quic
     assert [w.pid for w in pool.processes()] == [worker.pid]
 
 
+def test_a_new_game_asked_for_right_after_closing_one_gets_its_warm_worker(quick):
+    pool = quick.app.state.games.pool
+    first = new_game(quick, game="nim")
+    wait_for(quick, first["id"], lambda v: v["warm"])
+    before = {w.pid for w in pool.processes()}
+    worker = quick.app.state.games.games[first["id"]].worker
+    assert post(quick, f"/api/games/{first['id']}/close").status_code == 200
+    second = new_game(quick, game="nim")  # at once, as the page's New game does
+    assert quick.app.state.games.games[second["id"]].worker is worker
+    assert {w.pid for w in pool.processes()} == before
+    post(quick, f"/api/games/{second['id']}/close")
+
+
 def test_a_page_back_within_the_grace_keeps_its_game(quick):
     game = new_game(quick, game="nim")
     for _ in range(3):  # reconnects, as a page does after a dropped connection

@@ -103,6 +103,8 @@ def page(browser, server, request):
 
 def start(page, game, agent="mcts", agent_options=None, options=None, seat=0, record=None,
           time_control=""):
+    if not page.locator("#game").is_visible():  # a game is on: the form is folded away
+        page.click("#setup-details summary")
     page.select_option("#game", game)
     for name, value in (options or {}).items():
         page.fill(f'.game-option[data-name="{name}"]', value)

@@ -23,6 +23,7 @@ while it thinks, which loses the game on time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any
 
@@ -33,7 +34,7 @@ from boardzoo.errors import BoardzooError, IllegalActionError
 from boardzoo.timecontrol import TimeControl
 from boardzoo.web.catalog import describe_agent
 from boardzoo.web.fallback import quick_move
-from boardzoo.web.pool import WARM_UP_LIMIT, WorkerPool, next_ref
+from boardzoo.web.pool import STOP_GRACE, WARM_UP_LIMIT, WorkerPool, next_ref
 from boardzoo.web.session import GameSession
 from boardzoo.web.worker import AgentWorker
 
@@ -123,7 +124,10 @@ class Games:
         return session
 
     async def close(self, session: GameSession) -> None:
-        """Close a game: its pages are told, its worker goes back to the pool."""
+        """Close a game: its pages are told, its worker goes back to the pool. Returns once
+        the worker has stopped and is ready for the next game (within STOP_GRACE), so a new
+        game of the same kind asked for next gets it warm; a worker still building its
+        agent goes on doing so in the pool meanwhile."""
         entry = self.games.pop(session.id, None)
         if entry is None:
             return
@@ -131,7 +135,11 @@ class Games:
         for timer in (entry.flag_timer, entry.gone_timer):
             if timer is not None:
                 timer.cancel()
-        self.pool.give_back(entry.worker, next_ref())
+        warming = entry.worker.warming()
+        back = self.pool.give_back(entry.worker, next_ref())
+        if not warming:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(back), STOP_GRACE)
 
     def get(self, game_id: str) -> GameSession:
         entry = self.games.get(game_id)

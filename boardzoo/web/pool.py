@@ -28,9 +28,10 @@ from boardzoo.web.worker import AgentWorker
 
 __all__ = ["STOP_GRACE", "WARM_UP_LIMIT", "WorkerPool", "next_ref"]
 
-#: seconds a stopped worker has to answer before it is ended (stop ends a search within a
-#: progress round, about 0.1 s; its exact solver within milliseconds)
-STOP_GRACE = 1.0
+#: seconds a stopped worker has to answer before it is ended: a stop ends any search within
+#: a progress round (about 0.1 s; an exact solver within milliseconds), so a worker that has
+#: not answered by then is stuck (the margin is for a machine under heavy load)
+STOP_GRACE = 5.0
 #: seconds a worker building an agent (importing torch, compiling a search) may take
 WARM_UP_LIMIT = 180.0
 Deliver = Callable[[dict[str, Any]], None]
@@ -54,6 +55,7 @@ class WorkerPool:
         self.idle: list[AgentWorker] = []  # released, least recently used first
         self.spares: list[AgentWorker] = []  # never configured
         self.returning: dict[AgentWorker, asyncio.TimerHandle] = {}
+        self.back: dict[AgentWorker, asyncio.Future] = {}  # done once released or ended
         self.owners: dict[AgentWorker, Deliver] = {}  # workers in games
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -77,23 +79,26 @@ class WorkerPool:
                   or self._start_worker())
         if worker in self.returning:
             self.returning.pop(worker).cancel()
+            self._settle(worker)
         worker.kind = kind  # the game configures it for its kind at once
         self.owners[worker] = deliver
         self._fill_spares()
         return worker
 
-    def give_back(self, worker: AgentWorker, last_ref: int) -> None:
+    def give_back(self, worker: AgentWorker, last_ref: int) -> asyncio.Future:
         """Take back a game's worker: stop its searches (refs up to ``last_ref``), ask it to
         release the agent; it waits for the next game once it has (see the module
-        docstring)."""
+        docstring). The future is done once it has, or has been ended."""
         self.owners.pop(worker, None)
+        back = self.back[worker] = self._loop().create_future()
         if not worker.alive():
             self._end(worker)
-            return
+            return back
         worker.stop_through(last_ref)
         worker.send({"cmd": "release", "ref": next_ref()})
         limit = WARM_UP_LIMIT if worker.warming() else STOP_GRACE
         self.returning[worker] = self._loop().call_later(limit, self._end, worker)
+        return back
 
     def send(self, worker: AgentWorker, message: dict[str, Any]) -> None:
         worker.last_used = time.monotonic()
@@ -120,6 +125,7 @@ class WorkerPool:
         if kind == "released" and worker in self.returning:
             self.returning.pop(worker).cancel()
             self._rest(worker)
+            self._settle(worker)
         deliver = self.owners.get(worker)
         if deliver is not None:
             deliver(message)
@@ -170,6 +176,13 @@ class WorkerPool:
         for place in (self.idle, self.spares):
             if worker in place:
                 place.remove(worker)
+        self._settle(worker)
+
+    def _settle(self, worker: AgentWorker) -> None:
+        """The worker is back (idle) or gone: whoever waits for it goes on."""
+        back = self.back.pop(worker, None)
+        if back is not None and not back.done():
+            back.set_result(None)
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         if self.loop is None:

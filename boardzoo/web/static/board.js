@@ -7,6 +7,7 @@ const SVG = "http://www.w3.org/2000/svg";
 const CELL = 60;   // user units per cell
 const MARGIN = 28; // room for the coordinate labels (above and to the left)
 const EDGE = 6;    // room below and to the right
+const MOST_DOTS = 40; // legal moves are dotted when there are at most this many
 
 function el(name, attrs = {}, text) {
   const node = document.createElementNS(SVG, name);
@@ -40,7 +41,10 @@ export function drawBoard(svg, game, position, options) {
   if (options.analysis && options.analysis.ownership) {
     drawOwnership(svg, board, options.analysis.ownership, centre, game);
   }
+  // dots on the legal cells where they are few enough to help (not on Go's or Gomoku's
+  // open boards, where every empty point is legal: there a playable cell lights up instead)
   const targets = new Set(Object.values(board.targets).map(String));
+  const dots = targets.size <= MOST_DOTS;
   const line = new Set(position.line);
   const dead = new Set(options.dead || []);
   const hits = el("g", { class: "hits" });  // on top: every click lands on a cell
@@ -52,7 +56,7 @@ export function drawBoard(svg, game, position, options) {
       drawn.dataset.at = cell;
       if (line.has(cell)) drawn.classList.add("winning");
       if (dead.has(cell)) drawDead(svg, game, piece, x, y, cell);
-    } else if (options.playable && targets.has(String(cell))) {
+    } else if (options.playable && dots && targets.has(String(cell))) {
       svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.1, class: "legal",
                                      fill: darkBoard ? "rgba(255,255,255,0.75)"
                                        : rgb(game.piece_rgb[board.to_play], 0.35),

@@ -211,13 +211,16 @@ def evaluate_kernel(state):
 
 # ------------------------------------------------------------------------- move priors
 @njit(cache=True)
-def _near_stone(state, n, row, col):
-    """Whether a stone lies within NEAR_DISTANCE (king steps) of (row, col)."""
-    for r in range(max(row - NEAR_DISTANCE, 0), min(row + NEAR_DISTANCE + 1, n)):
-        for c in range(max(col - NEAR_DISTANCE, 0), min(col + NEAR_DISTANCE + 1, n)):
-            if state[CELLS + r * n + c] != 0:
-                return True
-    return False
+def _near_stones(state, n):
+    """Which cells (``[N*N]`` bool) lie within NEAR_DISTANCE (king steps) of a stone."""
+    near = np.zeros(n * n, dtype=np.bool_)
+    for cell in range(n * n):
+        if state[CELLS + cell] != 0:
+            row, col = cell // n, cell % n
+            for r in range(max(row - NEAR_DISTANCE, 0), min(row + NEAR_DISTANCE + 1, n)):
+                for c in range(max(col - NEAR_DISTANCE, 0), min(col + NEAR_DISTANCE + 1, n)):
+                    near[r * n + c] = True
+    return near
 
 
 @njit(cache=True)
@@ -227,6 +230,7 @@ def prior_kernel(state, mask, out, values):
     lies next to a stone of its line, so only cells near stones are tested."""
     n = np.int64(state[SIZE])
     mine = np.int64(state[TO_PLAY]) + 1
+    near = _near_stones(state, n)
     total = 0.0
     for a in range(mask.shape[0]):
         values[a] = 0.0
@@ -234,7 +238,7 @@ def prior_kernel(state, mask, out, values):
         if not mask[a]:
             continue
         weight = 1.0
-        if _near_stone(state, n, a // n, a % n):
+        if near[a]:
             if _wins_at(state, a, mine):
                 weight = PRIOR_WIN
             elif _wins_at(state, a, 3 - mine):

@@ -52,5 +52,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False,
     print(f"boardzoo serve: open {url} (Ctrl-C stops)", flush=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets",
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio",
                 http=HeadTimeoutProtocol, limit_concurrency=LIMIT_CONCURRENCY)

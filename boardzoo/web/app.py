@@ -210,9 +210,9 @@ async def live(websocket: WebSocket) -> None:
     except UnknownGameIdError:
         await websocket.close(code=4404, reason="no such game")
         return
-    await websocket.accept()
-    queue = games.subscribe(session)
+    queue = games.subscribe(session)  # before any await: the game cannot close in between
     try:
+        await websocket.accept()
         await websocket.send_json({"type": "view", "view": games.view(session)})
         listener = asyncio.ensure_future(_until_closed(websocket))
         while not listener.done():
@@ -224,6 +224,8 @@ async def live(websocket: WebSocket) -> None:
                 getter.cancel()
     except (WebSocketDisconnect, RuntimeError):
         pass
+    except UnknownGameIdError:  # the game closed while the page connected
+        await websocket.close(code=4404, reason="no such game")
     finally:
         games.unsubscribe(session, queue)
 

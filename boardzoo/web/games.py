@@ -261,7 +261,9 @@ class Games:
 
     # ------------------------------------------------------------------------ views
     def view(self, session: GameSession) -> dict[str, Any]:
-        entry = self.games[session.id]
+        entry = self.games.get(session.id)
+        if entry is None:
+            raise UnknownGameIdError(f"the game {session.id[:40]!r} was closed")
         return {**session.view(), "revision": entry.revision,
                 "thinking": entry.search is not None, "searching": entry.started,
                 "warm": entry.warm, "agent_info": describe_agent(session.agent_spec,

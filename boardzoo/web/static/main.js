@@ -52,7 +52,8 @@ async function newGame() {
     page.live = api.live(view.id, onLive, onGone);
     document.body.classList.add("playing");
     $("setup-details").open = false;
-    $("play").scrollIntoView({ block: "start" });
+    const board = $("board").getBoundingClientRect();
+    if (board.top < 0 || board.bottom > window.innerHeight) $("play").scrollIntoView({ block: "start" });
   } catch (err) {
     showMessage(err.message);
     $("status").textContent = "Could not start that game.";

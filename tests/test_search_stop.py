@@ -73,3 +73,18 @@ def test_a_long_connect_four_search_stops_within_a_second(agent):
     result, seconds = timed(lambda: agent.search(env, stop=stopped_after(STOP_AFTER)))
     assert seconds < STOP_AFTER + BOUND
     assert env.unwrapped.game.legal_mask(env.unwrapped.state_array)[result.action]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["tictactoe", "nim", "connect_four", "othello", "go", "gomoku"])
+@pytest.mark.parametrize("kind", ["mcts", "alphabeta"])
+def test_every_games_long_search_stops_within_a_second(game, kind):
+    from boardzoo.envs import make_env
+
+    env = make_env(game)
+    env.reset(seed=0)
+    agent = (MCTSAgent if kind == "mcts" else AlphaBetaAgent)(time_limit=60.0, seed=0)
+    agent.prepare(env)
+    result, seconds = timed(lambda: agent.search(env, stop=stopped_after(STOP_AFTER)))
+    assert seconds < STOP_AFTER + BOUND, seconds
+    assert env.unwrapped.game.legal_mask(env.unwrapped.state_array)[result.action]

@@ -131,7 +131,7 @@ def moves(page):
     return page.locator("#moves .move")
 
 
-def settled(server, timeout=10.0):
+def settled(server, timeout=45.0):
     """(open games, agent processes) once no game is left and no worker is returning."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

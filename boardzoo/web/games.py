@@ -34,13 +34,16 @@ from boardzoo.errors import BoardzooError, IllegalActionError
 from boardzoo.timecontrol import TimeControl
 from boardzoo.web.catalog import describe_agent
 from boardzoo.web.fallback import quick_move
-from boardzoo.web.pool import STOP_GRACE, WARM_UP_LIMIT, WorkerPool, next_ref
+from boardzoo.web.pool import WARM_UP_LIMIT, WorkerPool, next_ref
 from boardzoo.web.session import GameSession
 from boardzoo.web.worker import AgentWorker
 
 __all__ = ["Games", "TooManyGamesError", "UnknownGameIdError"]
 
 SWEEP_SECONDS = 30.0
+#: seconds closing a game waits for its worker to be released (it usually takes
+#: milliseconds; a new game asked for next then gets it warm)
+CLOSE_WAIT = 2.0
 
 
 class UnknownGameIdError(BoardzooError):
@@ -125,7 +128,7 @@ class Games:
 
     async def close(self, session: GameSession) -> None:
         """Close a game: its pages are told, its worker goes back to the pool. Returns once
-        the worker has stopped and is ready for the next game (within STOP_GRACE), so a new
+        the worker has stopped and is ready for the next game (at most CLOSE_WAIT), so a new
         game of the same kind asked for next gets it warm; a worker still building its
         agent goes on doing so in the pool meanwhile."""
         entry = self.games.pop(session.id, None)
@@ -139,7 +142,7 @@ class Games:
         back = self.pool.give_back(entry.worker, next_ref())
         if not warming:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(back), STOP_GRACE)
+                await asyncio.wait_for(asyncio.shield(back), CLOSE_WAIT)
 
     def get(self, game_id: str) -> GameSession:
         entry = self.games.get(game_id)

@@ -3,12 +3,15 @@
 A game takes a worker (:meth:`WorkerPool.take`) and gives it back when it closes
 (:meth:`WorkerPool.give_back`): every search of the game is stopped and the worker is asked
 to release its agent. It is handed to another game only once it has answered that request,
-so a worker whose search did not stop is never reused: one that has not answered within
-:data:`STOP_GRACE` seconds is ended (while it builds an agent, which no stop interrupts, it
-gets :data:`WARM_UP_LIMIT`). Released workers wait, warm, for the next game of the same game
-and agent kind (their compiled search is built: that game starts at once); at most
-``idle`` of them wait, the least recently used ended first. ``spares`` fresh processes are
-started ahead, so a game of a new kind does not wait for Python to start either.
+so a worker whose search did not stop is never reused. A stop ends any search within a
+progress round (about 0.1 s), so the answer comes at once; one that has not come within
+:data:`RELEASE_LIMIT` seconds (the margin is for a machine so loaded that an idle process
+waits seconds to run) means a stuck worker, which is ended (while it builds an agent, which
+no stop interrupts, it gets :data:`WARM_UP_LIMIT`). Released workers wait, warm, for the
+next game of the same game and agent kind (their compiled search is built: that game starts
+at once); at most ``idle`` of them wait, the least recently used ended first. ``spares``
+fresh processes are started ahead, so a game of a new kind does not wait for Python to start
+either.
 
 Every worker's replies come through :meth:`WorkerPool._on_message` on the server's event loop,
 which keeps each worker's pending requests and passes the replies on to the game that holds
@@ -26,12 +29,10 @@ from typing import Any
 
 from boardzoo.web.worker import AgentWorker
 
-__all__ = ["STOP_GRACE", "WARM_UP_LIMIT", "WorkerPool", "next_ref"]
+__all__ = ["RELEASE_LIMIT", "WARM_UP_LIMIT", "WorkerPool", "next_ref"]
 
-#: seconds a stopped worker has to answer before it is ended: a stop ends any search within
-#: a progress round (about 0.1 s; an exact solver within milliseconds), so a worker that has
-#: not answered by then is stuck (the margin is for a machine under heavy load)
-STOP_GRACE = 5.0
+#: seconds a worker given back has to answer its release before it is ended as stuck
+RELEASE_LIMIT = 30.0
 #: seconds a worker building an agent (importing torch, compiling a search) may take
 WARM_UP_LIMIT = 180.0
 Deliver = Callable[[dict[str, Any]], None]
@@ -96,7 +97,7 @@ class WorkerPool:
             return back
         worker.stop_through(last_ref)
         worker.send({"cmd": "release", "ref": next_ref()})
-        limit = WARM_UP_LIMIT if worker.warming() else STOP_GRACE
+        limit = WARM_UP_LIMIT if worker.warming() else RELEASE_LIMIT
         self.returning[worker] = self._loop().call_later(limit, self._end, worker)
         return back
 

@@ -146,7 +146,7 @@ def test_the_search_s_playout_leaves_take_their_value_from_the_game_s_value_kern
     margin-shaded value for GoWithScore, the bare result for Go)."""
     for game, shaded in ((GoWithScore(board_size=5), True), (make_game("go", board_size=5),
                                                              False)):
-        tag = search_tag(game, "heuristic", None, rave, uses_priors=False)
+        tag = search_tag(game, "heuristic", None, rave)
         trace = np.empty(3 * 25 + 2, np.int64)
         values, results = [], []
         for seed in range(5):

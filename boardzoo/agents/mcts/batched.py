@@ -183,7 +183,7 @@ def finish_leaves(trees, cfg, leaf_tree, leaf_node, evaluated, rng, done):
         add_virtual_loss(ints, floats, path, length, -1)
         ints[node, FIRST] = -1
         expand(ints, floats, trees.meta[b], node, evaluated.to_play[k], evaluated.masks[k],
-               evaluated.priors[k], no_values, False, 0.0, rng)
+               evaluated.priors[k], no_values, 0.0, rng)
         backup(ints, floats, path, length, evaluated.values0[k])
         if cfg.solver:
             propagate_proof(ints, path, length)

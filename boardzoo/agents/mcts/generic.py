@@ -98,8 +98,7 @@ def _simulate(tree, cfg, model, root, rng, np_rng, forced_child) -> int:
         priors = mask / mask.sum()
         value0 = _seat0_value(model.playout(state, np_rng))
         values = np.zeros(model.num_actions)  # no heuristic values through a model
-        if not expand(ints, floats, tree.meta, node, to_move, mask, priors, values,
-                      cfg.progressive_widening, 0.0, rng):
+        if not expand(ints, floats, tree.meta, node, to_move, mask, priors, values, 0.0, rng):
             return NEED_SPACE
     path_array = np.asarray(path, dtype=np.int64)
     backup(ints, floats, path_array, len(path), value0)

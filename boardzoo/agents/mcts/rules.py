@@ -166,8 +166,8 @@ def select_child(ints, floats, node, cfg):
     * PUCT: ``Q + c * P * sqrt(N_parent) / (1 + N)``, unvisited Q = first-play urgency.
 
     ``N_parent`` counts the visits that went on to a child: all of the node's visits but the
-    one that expanded it. Ties go to the earlier child (action order, or prior order under
-    progressive widening); proven losses are skipped while anything else is left.
+    one that expanded it. Ties go to the earlier child (prior order, random among equal
+    priors: see :func:`expand`); proven losses are skipped while anything else is left.
     """
     first = ints[node, FIRST]
     parent_n = max(ints[node, VISITS] - 1, 0)
@@ -222,13 +222,14 @@ def completed_q(ints, floats, node, cfg, count):
 
 
 @njit(cache=True, inline="always")
-def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_prior, amaf_visits,
-           rng):
+def expand(ints, floats, meta, node, to_move, mask, priors, values, amaf_visits, rng):
     """Create one child per legal action of ``node`` (``mask``), with ``priors`` and heuristic
     ``values`` (mover's view, the children's first implicit minimax values, and their
-    ``amaf_visits`` virtual AMAF visits; per action, ignored where illegal). Under progressive
-    widening the children are sorted by prior (random among equal priors). Returns False
-    when the tree has no room."""
+    ``amaf_visits`` virtual AMAF visits; per action, ignored where illegal), sorted by prior
+    in random order among equal priors: selection tries unvisited children in that order, so
+    no action is favoured for its number (in action order, UCT's replies below a node with
+    fewer visits than children were always the first actions: a Gomoku search only ever
+    answered on the top rows). Returns False when the tree has no room."""
     count = 0
     for a in range(mask.shape[0]):
         count += mask[a]
@@ -255,8 +256,7 @@ def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_pri
             floats[row, AMAF_N] = amaf_visits
             floats[row, AMAF_W] = amaf_visits * values[a]
             k += 1
-    if order_by_prior:
-        _sort_children_by_prior(ints, floats, first, count, rng)
+    _sort_children_by_prior(ints, floats, first, count, rng)
     meta[SIZE] = first + count
     return True
 

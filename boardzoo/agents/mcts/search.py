@@ -205,8 +205,7 @@ class MCTS:
         if not isinstance(model, GameModel):
             return self._generic(self.tree, self.rng, model, root)
         config, num_actions = self.config, model.num_actions
-        tag = search_tag(model.game, config.rollout, config.evaluator, config.rave,
-                         config.uses_priors)
+        tag = search_tag(model.game, config.rollout, config.evaluator, config.rave)
         _warm_up(tag, self.compiled_config, model.game.initial_state(), num_actions)
 
         def compiled_over(tree: Tree, rng: np.ndarray) -> Simulate:

@@ -23,8 +23,8 @@ games): 0.77 [0.68, 0.84] with step 4's self-atari filter, 0.55 [0.40, 0.69] (40
 without it (both before step 3 existed). Step 3 costs 13% of the playout rate on 9x9,
 29% on 13x13 and 36% on 19x19, and pays for it at equal time: 0.75 [0.55, 0.88] over 24
 games against the same playouts without it (9x9, 0.3 s a move;
-``python -m benchmarks.go_strength feature patterns``; benchmarks/results/go-strength.md), so the default
-playout is :func:`pattern_playout_kernel` with the ladder check
+``python -m benchmarks.go_strength feature patterns``; benchmarks/results/go-strength.md),
+so the default playout is :func:`pattern_playout_kernel` with the ladder check
 (:func:`ladder_playout_kernel`); :func:`heuristic_playout_kernel` is steps 1, 2 and 4
 only. The optional steps below are each measured on top of the default playout of their
 day; their kernels now add them to the ladder playout.

@@ -14,6 +14,7 @@ from boardzoo.agents.mcts.tree import ACTION, AMAF_N, AMAF_W
 from boardzoo.envs import make_env, make_game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.knowledge import go as knowledge
+from boardzoo.wrappers.model import EnvModel
 from tests.test_go_knowledge import position, sgf_of
 
 
@@ -129,7 +130,7 @@ def test_rave_prior_visits_start_each_child_at_its_heuristic_value():
     seeded = MCTSAgent(simulations=2, rave=True, prior_visits=10, exact_solver=False, seed=0)
     seeded.act(env)
     assert seeded.last_search.visits[capture] == 1
-    tree = seeded.tree
+    tree = seeded.searcher(EnvModel(env)).tree
     for child in tree.children():
         action = int(tree.ints[child, ACTION])
         if seeded.last_search.visits[action] == 0:  # no playout has touched its AMAF value?

@@ -146,7 +146,7 @@ def test_one_rule_gives_the_solver_its_share_of_the_move(monkeypatch):
 
     monkeypatch.setattr("boardzoo.agents.move.solve_if_affordable", spy)
     env = make_env("connect_four")
-    env.reset(options={"position": "4433221"})
+    env.reset(options={"position": "4455"})
     for agent in (MCTSAgent(time_limit=0.2, seed=0), AlphaBetaAgent(time_limit=0.2, seed=0)):
         agent.search(env)
     assert asked == pytest.approx([0.2 * SOLVER_SHARE] * 2)

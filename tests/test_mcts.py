@@ -26,7 +26,6 @@ from boardzoo.agents.mcts.tree import ACTION, DEPTH, LOSS, PROVEN, VISITS, WIN, 
 from boardzoo.arena import play_game
 from boardzoo.envs import make_env, make_game
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.rng import make_rng
 from boardzoo.wrappers.model import EnvModel
 
 DATA = Path(__file__).parent / "data"
@@ -47,7 +46,7 @@ def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list
         np.ones(3, bool),
         np.array(priors), np.zeros(3),
         0.0,
-        make_rng(0),
+        0,  # the tie-break salt
     )
     tree.ints[0, VISITS] = 1  # the visit that expanded the root
     path, order = np.zeros(2, np.int64), []
@@ -154,7 +153,7 @@ def test_solver_choice_prefers_short_wins_and_long_losses():
     tree = Tree(16)
     ints = tree.ints
     expand(ints, tree.floats, tree.meta, 0, 0, np.ones(3, bool), np.full(3, 1 / 3),
-           np.zeros(3), 0.0, make_rng(0))
+           np.zeros(3), 0.0, 0)
     children = [1, 2, 3]  # (equal priors: the actions in random order)
     ints[children, PROVEN] = LOSS
     ints[children, DEPTH] = [1, 5, 3]
@@ -418,11 +417,11 @@ def test_implicit_minimax_backs_up_heuristic_values_by_negamax():
     from boardzoo.agents.mcts.tree import MINIMAX
 
     tree = Tree(16)
-    ints, floats, meta, rng = tree.ints, tree.floats, tree.meta, make_rng(0)
+    ints, floats, meta = tree.ints, tree.floats, tree.meta
     priors = np.array([0.6, 0.4])  # children in prior order: row 1 is move 0, row 3 its 0
-    expand(ints, floats, meta, 0, 0, np.ones(2, bool), priors, np.array([0.2, 0.1]), 0.0, rng)
+    expand(ints, floats, meta, 0, 0, np.ones(2, bool), priors, np.array([0.2, 0.1]), 0.0, 0)
     # after root move 0, seat 1 chooses between values (for seat 1) 0.5 and -0.3
-    expand(ints, floats, meta, 1, 1, np.ones(2, bool), priors, np.array([0.5, -0.3]), 0.0, rng)
+    expand(ints, floats, meta, 1, 1, np.ones(2, bool), priors, np.array([0.5, -0.3]), 0.0, 0)
     backup_minimax(ints, floats, np.array([0, 1, 3], np.int64), 3)
     assert floats[1, MINIMAX] == pytest.approx(-0.5)  # seat 0's view of move 0: seat 1 gets 0.5
     assert floats[0, MINIMAX] == pytest.approx(-0.1)  # the root's mover is seat 1: -max(-0.5, 0.1)

@@ -84,7 +84,7 @@ def test_the_summary_reads_the_root_for_the_side_to_move():
     """A hand-built root: three children (actions 0, 1, 2) with visits and values."""
     tree = Tree(16)
     expand(tree.ints, tree.floats, tree.meta, 0, 0, np.ones(3, bool), np.array([0.5, 0.3, 0.2]),
-           np.zeros(3), 0.0, make_rng(0))  # (children in prior order: actions 0, 1, 2)
+           np.zeros(3), 0.0, 0)  # (children in prior order: actions 0, 1, 2)
     tree.ints[[1, 2, 3], 4] = [6, 3, 0]  # VISITS
     tree.floats[[1, 2, 3], 0] = [3.0, -3.0, 0.0]  # VALUE (summed, mover's view)
     tree.ints[0, 4] = 10

@@ -346,7 +346,9 @@ def _deep(player, opponent, alpha, beta, size, boards, bounds, stats, deadline):
     return best
 
 
-@njit(cache=True, nogil=True)
+# not cached on disk: the search's two mutually recursive functions (_deep, _search_moves)
+# load from numba's cache into a process that then crashes; compiled per process (~2 s)
+@njit(nogil=True)
 def _solve_kernel(player, opponent, size, boards, bounds, stats, time_limit):
     """(exact score, best square) for ``player`` to move in an unfinished game; the square is
     -1 when ``player`` must pass. (0, -1) when ``time_limit`` seconds passed first (counted

@@ -346,8 +346,9 @@ def _deep(player, opponent, alpha, beta, size, boards, bounds, stats, deadline):
     return best
 
 
-# not cached on disk: the search's two mutually recursive functions (_deep, _search_moves)
-# load from numba's cache into a process that then crashes; compiled per process (~2 s)
+# not cached on disk: loaded from numba's cache, this search crashes the process (as it does
+# written as one self-recursive function: the recursion is not the cause); it is compiled
+# per process instead, the first time a position is within the solver's reach (~2 s)
 @njit(nogil=True)
 def _solve_kernel(player, opponent, size, boards, bounds, stats, time_limit):
     """(exact score, best square) for ``player`` to move in an unfinished game; the square is

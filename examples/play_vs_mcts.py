@@ -73,7 +73,7 @@ def main(args: Args, read=input) -> None:
             stats = mcts.last_search
             print(
                 f"MCTS plays {env.action_to_str(action)} "
-                f"(value {stats.value:+.2f}, {stats.simulations} simulations)"
+                f"(value {stats.value:+.2f}, {stats.nodes} simulations)"
             )
         env.step(action)
     print(env.render())

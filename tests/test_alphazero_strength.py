@@ -190,7 +190,7 @@ def test_the_learned_agent_takes_more_options_but_never_its_exact_solver(tmp_pat
     from benchmarks.alphazero_strength import learned_agent, main
 
     agent = learned_agent("othello_6x6", "time_limit=0.02", "solver=True,c=2.0")
-    assert agent.solver and agent.c == 2.0 and agent.time_limit == 0.02
+    assert agent.options["solver"] and agent.options["c"] == 2.0 and agent.time_limit == 0.02
     assert not agent.exact_solver
     main(["--game", "othello_6x6", "--games", "2", "--time-limit", "0.02",
           "--agent-options", "solver=True", "--skip-baseline"])

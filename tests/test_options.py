@@ -141,7 +141,7 @@ def test_option_syntax_errors_do_not_leak_internal_names(capsys):
     assert "_option_value" not in err and "an option looks like key=value" in err
 
 
-def test_the_arena_says_it_is_compiling_while_it_warms_up(tmp_path, monkeypatch):
+def test_the_arena_says_it_is_preparing_the_agents_while_it_warms_up(tmp_path, monkeypatch):
     seen = []
     import rich.console
 
@@ -150,7 +150,7 @@ def test_the_arena_says_it_is_compiling_while_it_warms_up(tmp_path, monkeypatch)
                         lambda self, text, **kw: seen.append(text) or original(self, text, **kw))
     assert main(["arena", "tictactoe", "--agents", "random random", "--games", "2",
                  "--workers", "1", "--out", str(tmp_path)]) == 0
-    assert seen == ["compiling kernels (first run only)..."]
+    assert seen == ["preparing the agents (compiled once per installation)..."]
 
 
 def test_equal_go_options_are_one_game():

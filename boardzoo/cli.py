@@ -799,7 +799,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_gtp(args: argparse.Namespace) -> int:
-    from boardzoo.gtp_engine import (
+    from boardzoo.gtp.engine import (
         DEFAULT_MOVE_TIME,
         TIME_MARGIN,
         GoGtpEngine,

@@ -67,13 +67,11 @@ def test_every_loader_refuses_a_pickle_that_would_create_a_file(tmp_path):
     torch.save({"weights": _CreatesAFile(target)}, run / "state.pt")
     with pytest.raises(CheckpointError, match="refuses to load code"):
         train("tictactoe", out=run, resume=True, progress=False)
-    # stored games (also an old run's games/ folder) and config files are JSON/TOML: a
-    # pickle there is refused as malformed
-    (run / "games").mkdir()
-    (run / "games" / "00001-0000.json").write_bytes(pickle.dumps(_CreatesAFile(target)))
-    with pytest.raises(CheckpointError, match="corrupt"):
+    # config files, the run's own included, are JSON/TOML: a pickle there is refused as
+    # malformed
+    (run / "config.json").write_bytes(pickle.dumps(_CreatesAFile(target)))
+    with pytest.raises(CheckpointError, match="not valid"):
         train("tictactoe", out=run, resume=True, progress=False)
-    assert (run / "games").is_dir()  # refused: left as it was
     config_file = tmp_path / "config.json"
     config_file.write_bytes(pickle.dumps(_CreatesAFile(target)))
     with pytest.raises(CheckpointError, match="not valid"):
@@ -296,27 +294,6 @@ def test_resume_after_a_crash_mid_iteration_loses_and_doubles_nothing(tmp_path):
         assert all(games.get_game(name) == uninterrupted.get_game(name) for name in ids)
 
 
-def test_a_run_folder_from_before_the_store_resumes_from_its_game_files(tmp_path):
-    """An older run (games/<id>.json, no results.sqlite) resumes: its games are imported once
-    and the run continues exactly as an uninterrupted one."""
-    config = TrainConfig(**{**TINY, "iterations": 2})
-    whole = train("tictactoe", config, out=tmp_path / "whole", progress=False)
-    old = tmp_path / "old"
-    train("tictactoe", TrainConfig(**{**TINY, "iterations": 1}), out=old, progress=False)
-    (old / "games").mkdir()
-    with run_games(old) as games:
-        for name in games.game_ids():
-            (old / "games" / f"{name}.json").write_text(json.dumps(games.get_game(name)))
-    for path in old.glob("results.sqlite*"):
-        path.unlink()
-    resumed = train("tictactoe", config, out=old, resume=True, progress=False)
-    assert resumed.games == 12 and resumed.step == whole.step
-    assert sorted(p.name for p in (old / "games.imported").iterdir())[0] == "00001-0000.json"
-    assert not (old / "games").exists()
-    wa, wb = _weights(whole.checkpoint), _weights(resumed.checkpoint)
-    assert all(torch.equal(wa[k], wb[k]) for k in wa)
-
-
 def test_a_resumed_run_takes_changed_options_but_not_a_new_network(tmp_path, capsys):
     """A supervised-then-self-play recipe in two commands: the second resumes the first with
     a new learning rate and budget from a config file; the change is saved for later resumes,
@@ -492,7 +469,7 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     """With a gate the learner's network does not pass, iteration 2's games are exactly the
     games the initial network plays (the seeds are the run's)."""
     from boardzoo.training.loop import _tasks
-    from boardzoo.training.selfplay import play_games
+    from boardzoo.training.selfplay import play_games, selfplay_agent
 
     config = TrainConfig(**{**TINY, "gating_games": 4, "gating_threshold": 1.0})
     log = []
@@ -503,7 +480,8 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     game = make_game("tictactoe")
     initial = AlphaZeroNet.for_game(game, NetworkConfig(config.blocks, config.channels)).eval()
     # the initial network (version 0) played them, though the learner was at step 3
-    expected = play_games(initial, game, config, _tasks(config, 2), network_step=0)
+    expected = play_games(selfplay_agent(initial, game, config), config, _tasks(config, 2),
+                          network_step=0)
     with run_games(tmp_path / "gated") as games:
         assert [games.get_game(r["id"]) for r in expected] == expected
     assert not (tmp_path / "gated" / "best.pt").exists()

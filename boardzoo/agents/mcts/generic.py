@@ -22,6 +22,7 @@ from boardzoo.agents.mcts.fast import (
     seat0_value_of_proof,
 )
 from boardzoo.agents.mcts.rules import (
+    SearchConfig,
     backup,
     backup_amaf,
     expand,
@@ -47,7 +48,7 @@ from boardzoo.timecontrol import monotonic
 
 def run_generic(
     tree: Tree,
-    cfg: np.ndarray,
+    cfg: SearchConfig,
     model: Any,
     root: Any,
     simulations: int,
@@ -81,7 +82,7 @@ def _simulate(tree, cfg, model, root, rng, np_rng, forced_child) -> int:
             if node == 0 and forced_child >= 0
             else select_child(ints, floats, node, cfg)
         )
-        if rave:
+        if last_play is not None:  # (RAVE)
             last_play[ints[node, TO_MOVE], ints[child, ACTION]] = len(path) - 1
         state = model.step(state, int(ints[child, ACTION]))
         node = child

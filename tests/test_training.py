@@ -294,6 +294,22 @@ def test_resume_after_a_crash_mid_iteration_loses_and_doubles_nothing(tmp_path):
         assert all(games.get_game(name) == uninterrupted.get_game(name) for name in ids)
 
 
+def test_a_game_object_brings_its_options_and_refuses_others(tmp_path):
+    """train(game) with a Game runs that game's options; a config naming other options is
+    refused before any folder is made."""
+    from boardzoo.training.loop import _rules_of_run, _with_options_of
+
+    nim = make_game("nim", heaps=(3, 4))
+    config = _with_options_of(nim, TrainConfig(**TINY))
+    assert config.game_options == {"heaps": (3, 4), "max_take": 3, "misere": False}
+    assert _rules_of_run(nim, TrainConfig.from_dict(json.loads(json.dumps(config.to_dict()))
+                                                    )).key == nim.key  # as saved and resumed
+    with pytest.raises(InvalidOptionError, match="are not those of Nim"):
+        train(nim, TrainConfig(**{**TINY, "game_options": {"heaps": [5]}}),
+              out=tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_resumed_run_takes_changed_options_but_not_a_new_network(tmp_path, capsys):
     """A supervised-then-self-play recipe in two commands: the second resumes the first with
     a new learning rate and budget from a config file; the change is saved for later resumes,

@@ -30,7 +30,7 @@ arena: $(ARENA_STAMP)
 
 test: typecheck test-fast test-slow
 
-# mypy over the public modules listed in pyproject.toml ([tool.mypy] files)
+# mypy over the whole package ([tool.mypy] files in pyproject.toml)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 

@@ -16,9 +16,8 @@ import argparse
 import json
 from pathlib import Path
 
-from boardzoo.agents.gtp import gnugo_command
-from boardzoo.gtp import GtpEngine
-from boardzoo.gtp_engine import GoGtpEngine
+from boardzoo.gtp import GtpEngine, gnugo_command
+from boardzoo.gtp.engine import GoGtpEngine
 
 MAX_PLIES = 300
 

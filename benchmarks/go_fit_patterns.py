@@ -93,7 +93,7 @@ def _gnugo_moves(game: Go, record: dict[str, Any], seats: list[int], parts: dict
         if action == size - 1:
             return
         if ply >= opening and ply % 2 in seats:
-            game.legal_mask_kernel(state, mask)
+            game.kernels.legal_mask(state, mask)
             legal = np.flatnonzero(mask[:-1])
             ladder_move_logits(state, mask, offsets, NO_PATTERN_LOGITS)
             ladder_move_logits(state, mask, hand, PATTERN_LOGITS)
@@ -104,7 +104,7 @@ def _gnugo_moves(game: Go, record: dict[str, Any], seats: list[int], parts: dict
             parts["code"].append(np.where(eyes, NO_CODE, codes))
             parts["chosen"].append(legal == action)
             yield len(legal)
-        game.apply_kernel(state, action)
+        game.kernels.apply(state, action)
 
 
 def fit(data: Competitions, train: np.ndarray, iterations: int = 200) -> tuple[np.ndarray,

@@ -13,9 +13,8 @@ import argparse
 import re
 from typing import Any, Protocol
 
-from boardzoo.agents.gtp import gnugo_command
 from boardzoo.envs.go import Go
-from boardzoo.gtp import GtpEngine
+from boardzoo.gtp import GtpEngine, gnugo_command
 from boardzoo.store import ResultsStore
 
 _ESTIMATE = re.compile(r"([BW])\+([\d.]+)")

@@ -44,12 +44,12 @@ import argparse
 from typing import Any
 
 from boardzoo.agents import make_agent
-from boardzoo.agents.gtp import GnuGoAgent
 from boardzoo.agents.mcts.parallel import available_cores
 from boardzoo.arena import play_match
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.go import Go
-from boardzoo.gtp_engine import default_agent
+from boardzoo.gtp import GnuGoAgent
+from boardzoo.gtp.engine import default_agent
 from boardzoo.knowledge.base import Knowledge
 from boardzoo.knowledge.go import (
     KNOWLEDGE,

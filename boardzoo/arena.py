@@ -36,8 +36,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from boardzoo.agents.base import Agent
-from boardzoo.envs import make_env, make_game
+from boardzoo.envs import BoardGameEnv, as_game
 from boardzoo.envs.aec import AGENTS
+from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError, StoreError, excerpt
 from boardzoo.executor import Executor, LocalExecutor
 from boardzoo.files import atomic_write_text, save_figure
@@ -128,14 +129,16 @@ class MatchResult:
 
 
 def random_openings(
-    game: str, count: int, plies: int, seed: int, game_options: Mapping[str, Any] | None = None
+    game: str | Game, count: int, plies: int, seed: int,
+    game_options: Mapping[str, Any] | None = None,
 ) -> list[list[int]]:
     """``count`` distinct-if-possible random move sequences of ``plies`` moves that do not end
     the game (fewer plies where the game would otherwise end) and do not pass by choice (a
     random pass hands the game to whoever passes next). The list for ``count`` is a
     prefix of the list for any larger count, so a match extended with more games keeps the
-    openings (and the stored games) it had."""
-    rules = make_game(game, **dict(game_options or {}))
+    openings (and the stored games) it had. ``game``: a Game, or a name with
+    ``game_options``."""
+    rules = as_game(game, game_options)
     rng = np.random.default_rng(seed)
     openings: list[list[int]] = []
     seen: set[tuple[int, ...]] = set()
@@ -151,7 +154,7 @@ def random_openings(
     return openings
 
 
-def _random_opening(rules: Any, plies: int, rng: np.random.Generator) -> list[int]:
+def _random_opening(rules: Game, plies: int, rng: np.random.Generator) -> list[int]:
     state, moves = rules.initial_state(), []
     for _ in range(plies):
         legal = [
@@ -182,18 +185,19 @@ class PlayedGame(NamedTuple):
 
 
 def play_game(
-    game: str,
+    game: str | Game,
     agents: Sequence[Agent],
     opening: Sequence[int] = (),
     game_options: Mapping[str, Any] | None = None,
 ) -> tuple[list[int], list[float], list[float], str]:
-    """Play one game, ``agents[0]`` as player_0, from ``opening``. Returns the moves after the
-    opening, per-seat returns, seconds per move, and the final position text."""
+    """Play one game of ``game`` (a Game, or a name with ``game_options``), ``agents[0]`` as
+    player_0, from ``opening``. Returns the moves after the opening, per-seat returns,
+    seconds per move, and the final position text."""
     return play_timed_game(game, agents, opening, game_options)[:4]
 
 
 def play_timed_game(
-    game: str,
+    game: str | Game,
     agents: Sequence[Agent],
     opening: Sequence[int] = (),
     game_options: Mapping[str, Any] | None = None,
@@ -203,7 +207,7 @@ def play_timed_game(
     """Play one game as :func:`play_game`, under ``time_control`` when given (see the module
     docstring; ``on_time``: "lose" or "warn")."""
     control = _time_control(time_control, on_time)
-    env = make_env(game, **dict(game_options or {}))
+    env = BoardGameEnv(as_game(game, game_options), illegal_action="raise")
     env.reset(options={"moves": list(opening)})
     clock = None if control is None else GameClock(control)
     if clock is not None:  # compilation is not the players' time: the agents' kernels,
@@ -212,7 +216,7 @@ def play_timed_game(
             if hasattr(agent, "prepare"):
                 agent.prepare(env)
     moves, seconds = [], []
-    time_loss = False
+    lost_on_time = None  # the seat that lost on time
     for agent_name in env.agent_iter():
         _, _, termination, truncation, _ = env.last(observe=False)
         if termination or truncation:
@@ -230,19 +234,19 @@ def play_timed_game(
         seconds.append(time.perf_counter() - start)
         moves.append(int(action))
         if clock is not None and clock.flagged == seat and on_time == "lose":
-            time_loss = True
+            lost_on_time = seat
             break
         env.step(action)
     returns = env.game.returns(env.state_array).tolist()
-    if time_loss:
+    if lost_on_time is not None:
         returns = [1.0, 1.0]
-        returns[clock.flagged] = -1.0  # type: ignore[index]
+        returns[lost_on_time] = -1.0
         moves.pop()  # the move came too late: it is not played
     if clock is None:
         return PlayedGame(moves, returns, seconds, env.position(), [], None, False, [])
     left = [clock.remaining(seat) for seat in range(len(agents))]
     return PlayedGame(moves, returns, seconds, env.position(), clock.used, clock.flagged,
-                      time_loss, left)
+                      lost_on_time is not None, left)
 
 
 def _time_control(time_control: TimeControl | str | None, on_time: str) -> TimeControl | None:
@@ -256,13 +260,13 @@ def _time_control(time_control: TimeControl | str | None, on_time: str) -> TimeC
 
 
 def _play_indexed(args: tuple) -> GameRecord:
-    game, agent_a, agent_b, index, opening, game_options, seed, control, on_time = args
+    rules, agent_a, agent_b, index, opening, seed, control, on_time = args
     a_seat = index % 2
     seats = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
     for side, agent in enumerate((agent_a, agent_b)):  # each game's randomness is its own
         if hasattr(agent, "reseed"):
             agent.reseed(int(np.random.SeedSequence([seed, index, side]).generate_state(1)[0]))
-    played = play_timed_game(game, seats, opening, game_options, control, on_time)
+    played = play_timed_game(rules, seats, opening, None, control, on_time)
     score = (played.returns[a_seat] + 1.0) / 2.0
     return GameRecord(index, a_seat, list(opening), played.moves, played.returns, score,
                       played.seconds, played.final_position, played.clock_seconds,
@@ -277,6 +281,7 @@ def agent_spec(agent: Agent) -> dict[str, Any]:
     if isinstance(spec, dict):
         return dict(spec)
     plain = (int, float, str, bool, type(None))
+    parameters: Mapping[str, Any]
     try:
         parameters = inspect.signature(type(agent)).parameters
     except (TypeError, ValueError):
@@ -293,14 +298,14 @@ def _with_time_limit(agent: Agent, time_limit: float | None) -> Agent:
     """A copy of ``agent`` with ``time_limit`` (the caller's agent is left as it was)."""
     if time_limit is None or not hasattr(agent, "time_limit"):
         return agent
-    timed = copy.copy(agent)
+    timed: Any = copy.copy(agent)
     timed.time_limit = time_limit
     timed.spec = {**agent_spec(agent), "time_limit": time_limit}
     return timed
 
 
 def play_match(
-    game: str,
+    game: str | Game,
     agent_a: Agent,
     agent_b: Agent,
     games: int = 100,
@@ -315,8 +320,9 @@ def play_match(
     time_control: TimeControl | str | None = None,
     on_time: str = "lose",
 ) -> MatchResult:
-    """Play ``games`` games; agent_a takes player_0 in even-indexed games and player_1 in odd
-    ones, and games 2k and 2k+1 start from the same random opening of ``opening_plies`` moves.
+    """Play ``games`` games of ``game`` (a Game, or a name with ``game_options``); agent_a
+    takes player_0 in even-indexed games and player_1 in odd ones, and games 2k and 2k+1
+    start from the same random opening of ``opening_plies`` moves.
 
     With ``store`` (a :class:`~boardzoo.store.ResultsStore` or its path) games already stored
     for this match are not replayed, the others are claimed one at a time before they are
@@ -339,14 +345,14 @@ def play_match(
         raise InvalidOptionError(f"seed={excerpt(seed)}: use an integer >= 0")
     control = _time_control(time_control, on_time)
     agent_a, agent_b = (_with_time_limit(agent, time_limit) for agent in (agent_a, agent_b))
-    rules = make_game(game, **dict(game_options or {}))
-    openings = random_openings(game, (games + 1) // 2, opening_plies, seed, game_options)
+    rules = as_game(game, game_options)
+    openings = random_openings(rules, (games + 1) // 2, opening_plies, seed)
     tasks = {
-        i: (game, agent_a, agent_b, i, openings[i // 2], game_options, seed, control, on_time)
+        i: (rules, agent_a, agent_b, i, openings[i // 2], seed, control, on_time)
         for i in range(games)
     }
     definition = {
-        "game": game,
+        "game": rules.name,
         "options": _plain(rules.options),
         "agents": [agent_spec(agent_a), agent_spec(agent_b)],
         "opening_plies": opening_plies,
@@ -645,52 +651,35 @@ def _plot_ratings(rows: list[dict[str, Any]], game: str, path: Path) -> None:
 
 
 def tournament(
-    game: str,
+    game: str | Game,
     agents: Mapping[str, Agent],
     games_per_pair: int = 50,
     seed: int = 0,
-    opening_plies: int = 4,
-    game_options: Mapping[str, Any] | None = None,
-    store: str | os.PathLike | ResultsStore | None = None,
-    workers: int = 1,
-    progress: Callable[[int], None] | None = None,
     anchor: str | None = None,
-    time_limit: float | None = None,
-    executor: Executor | None = None,
-    time_control: TimeControl | str | None = None,
-    on_time: str = "lose",
+    **match: Any,
 ) -> TournamentResult:
-    """Round robin: every pair plays ``games_per_pair`` games (see :func:`play_match`); Elo
-    by maximum likelihood, anchored at ``anchor`` (default "random" if present, else the mean).
-    With ``store`` every match is stored there and the run resumes (or is shared by several
-    processes); ``time_limit``, ``time_control`` and ``on_time`` are passed on to every
-    match (a loss on time counts in the ratings as any loss); every match runs on
+    """Round robin of ``game`` (a Game, or a name with ``game_options``): every pair plays
+    ``games_per_pair`` games (:func:`play_match`, with ``match``: its other keyword
+    arguments, ``game_options``, ``opening_plies``, ``store``, ``workers``, ``progress``,
+    ``time_limit``, ``executor``, ``time_control`` and ``on_time``); Elo by maximum
+    likelihood, anchored at ``anchor`` (default "random" if present, else the mean). With
+    ``store`` every match is stored there and the run resumes (or is shared by several
+    processes); a loss on time counts in the ratings as any loss; every match runs on
     ``executor`` (default: ``workers`` local processes, started once for the whole
     tournament)."""
     names = list(agents)
     if len(names) < 2:
         raise InvalidOptionError("a tournament needs at least two agents")
+    rules = as_game(game, match.pop("game_options", None))
     matches = {}
     with contextlib.ExitStack() as stack:
-        results = None if store is None else stack.enter_context(_opened(store))
-        runner = stack.enter_context(_executing(executor, workers))
+        if match.get("store") is not None:
+            match["store"] = stack.enter_context(_opened(match["store"]))
+        match["executor"] = stack.enter_context(
+            _executing(match.get("executor"), match.get("workers", 1)))
         for pair_index, (a, b) in enumerate(combinations(names, 2)):
-            matches[(a, b)] = play_match(
-                game,
-                agents[a],
-                agents[b],
-                games_per_pair,
-                seed + 7919 * pair_index,
-                opening_plies,
-                game_options,
-                results,
-                workers,
-                progress,
-                time_limit,
-                runner,
-                time_control,
-                on_time,
-            )
+            matches[(a, b)] = play_match(rules, agents[a], agents[b], games_per_pair,
+                                         seed + 7919 * pair_index, **match)
     scores = [
         (names.index(a), names.index(b), r.score)
         for (a, b), m in matches.items()
@@ -698,4 +687,5 @@ def tournament(
     ]
     if anchor is None and "random" in names:
         anchor = "random"
-    return TournamentResult(game, names, matches, elo_ratings(names, scores, anchor=anchor))
+    return TournamentResult(rules.name, names, matches,
+                            elo_ratings(names, scores, anchor=anchor))

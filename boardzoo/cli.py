@@ -31,10 +31,6 @@ INTERRUPTED = {
     "gtp": "the engine stopped",
     "serve": "the server stopped",
 }
-DEFAULT_ARENA_AGENTS = (
-    "random ppo:checkpoint=connect_four alphabeta:time_limit=0.05 mcts:simulations=1000 "
-    "mcts:simulations=10000 alphazero:checkpoint=connect_four,simulations=200"
-)
 
 
 def _option_value(text: str) -> tuple[str, str]:
@@ -58,15 +54,15 @@ def _seed(text: str) -> int:
     return seed
 
 
-def _game_options(game: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    """``--option`` texts as typed game options (``heaps=3,4,5``, ``misere=false``), checked."""
+def _chosen_game(game: str, pairs: list[tuple[str, str]]) -> Any:
+    """The Game named on the command line with its ``--option`` texts as typed game options
+    (``heaps=3,4,5``, ``misere=false``), checked."""
     from boardzoo.envs import game_class, make_game
     from boardzoo.options import check_options, unique_assignments
 
     options = check_options(game_class(game), unique_assignments(pairs, "--option"), game,
                             from_text=True)
-    make_game(game, **options)  # ranges and combinations
-    return options
+    return make_game(game, **options)  # ranges and combinations
 
 
 def _add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     arena = commands.add_parser(
         "arena",
-        help="round-robin tournament with Elo ratings (default: Connect Four planners vs learners)",
+        help="round-robin tournament with Elo ratings (default: the game's planners vs learners)",
         description="Round-robin tournament: every pair of agents plays --games games from "
         "random openings with both colours. Prints an Elo table (95 percent intervals) "
         "and saves ratings.csv/.json/.png and every game under --out.",
@@ -118,9 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arena.add_argument(
         "--agents",
-        default=DEFAULT_ARENA_AGENTS,
+        default=None,
         help='space-separated agent specs, e.g. "random mcts:simulations=200 '
-        'alphabeta:time_limit=0.1" (default: %(default)s)',
+        'alphabeta:time_limit=0.1" (default: the game\'s round robin: random, its shipped '
+        "PPO policy and AlphaZero network where it has them, alpha-beta at 0.05 s a move and "
+        "MCTS at two budgets)",
     )
     arena.add_argument("--games", type=int, default=20, help="games per pair (default: 20)")
     arena.add_argument("--seed", type=_seed, default=0)
@@ -175,8 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("game", help="game name")
     play.add_argument(
         "--opponent",
-        default="random",
-        help="agent spec, e.g. random or mcts:simulations=800 (default: random)",
+        default=None,
+        help="agent spec, e.g. random or mcts:simulations=800 (default: the game's shipped "
+        "AlphaZero network where it has one and torch is installed, else MCTS)",
     )
     play.add_argument(
         "--seat",
@@ -338,24 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    commands = {"arena": run_arena, "play": run_play, "train": run_train, "label": run_label,
+                "serve": run_serve, "gtp": run_gtp, "compile": run_compile, "bench": run_bench}
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
     try:
-        if args.command == "arena":
-            return run_arena(args)
-        if args.command == "play":
-            return run_play(args)
-        if args.command == "train":
-            return run_train(args)
-        if args.command == "label":
-            return run_label(args)
-        if args.command == "serve":
-            return run_serve(args)
-        if args.command == "gtp":
-            return run_gtp(args)
-        if args.command == "compile":
-            return run_compile(args)
-        return run_bench(args)
+        return commands[args.command](args)
     except ModuleNotFoundError as err:  # an optional dependency: name the extra
         missing = missing_extra(err, "this command")
         if missing is None:
@@ -417,11 +404,11 @@ def run_arena(args: argparse.Namespace) -> int:
     from boardzoo.executor import make_executor
     from boardzoo.store import ResultsStore
 
-    game, options, agents, formats, control = _checked_arena_arguments(args)
+    game, agents, formats, control = _checked_arena_arguments(args)
     _check_output(args.out, "--out", directory=True)
     if args.store:
         _check_output(args.store, "--store")
-    out = Path(args.out) / game
+    out = Path(args.out) / game.name
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
     with make_executor(args.backend, args.workers, args.ray_address) as executor, ResultsStore(
@@ -430,12 +417,12 @@ def run_arena(args: argparse.Namespace) -> int:
         pairs = len(agents) * (len(agents) - 1) // 2
         clock = "" if control is None else f", clock {control} (on time: {args.on_time})"
         console.print(
-            f"[bold]{game}[/]: {len(agents)} agents, {args.games} games per pair{clock}, "
+            f"[bold]{game.name}[/]: {len(agents)} agents, {args.games} games per pair{clock}, "
             f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
         with console.status("preparing the agents (compiled once per installation)..."):
-            _warm_up(game, options, agents.values())
+            _warm_up(game, agents.values())
         columns = (
             TextColumn("{task.description}"),
             BarColumn(),
@@ -443,14 +430,13 @@ def run_arena(args: argparse.Namespace) -> int:
             TimeRemainingColumn(),
         )
         with Progress(*columns, console=console) as progress:
-            task = progress.add_task(game, total=pairs * args.games)
+            task = progress.add_task(game.name, total=pairs * args.games)
             result = tournament(
                 game,
                 agents,
                 games_per_pair=args.games,
                 seed=args.seed,
                 opening_plies=args.opening_plies,
-                game_options=options,
                 store=store,
                 progress=lambda n: progress.advance(task, n),
                 executor=executor,
@@ -478,8 +464,7 @@ def _print_clock_use(console: Any, result: Any) -> None:
 
 
 class _ArenaRun(NamedTuple):
-    game: str
-    options: dict[str, Any]
+    game: Any
     agents: dict[str, Any]
     formats: list[str]
     control: Any
@@ -489,13 +474,13 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     """Every arena argument checked before anything is printed: the game and its options,
     the counts, the agents (built here) and the export formats."""
     from boardzoo.agents import make_agent
+    from boardzoo.agents.defaults import default_agents
     from boardzoo.arena import EXPORT_FORMATS, MAX_GAMES
     from boardzoo.errors import InvalidOptionError, MissingExtraError
     from boardzoo.executor import MAX_LOCAL_WORKERS, MAX_RAY_WORKERS
     from boardzoo.timecontrol import TimeControl
 
-    game = args.game or DEFAULT_GAME
-    options = _game_options(game, args.option)
+    game = _chosen_game(args.game or DEFAULT_GAME, args.option)
     workers = MAX_RAY_WORKERS if args.backend == "ray" else MAX_LOCAL_WORKERS
     for flag, value, least, most in (("--games", args.games, 1, MAX_GAMES),
                                      ("--workers", args.workers, 1, workers),
@@ -510,7 +495,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
             f"--export {args.export}: unknown format(s) {unknown}; use {', '.join(EXPORT_FORMATS)}"
         )
     control = None if args.tc is None else TimeControl.parse(args.tc)
-    specs = args.agents.split()
+    specs = args.agents.split() if args.agents is not None else default_agents(game)
     names = _unique_names(specs)
     try:
         agents = {
@@ -518,45 +503,38 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
             for k, (name, spec) in enumerate(zip(names, specs, strict=True))
         }
     except MissingExtraError as err:
-        if args.agents != DEFAULT_ARENA_AGENTS:
+        if args.agents is not None:
             raise
         raise MissingExtraError(f"{err} (the default --agents need pip install "
                                 "'boardzoo[arena]')") from None
     if len(agents) < 2:
         raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
-    try:
-        _check_agents_play(game, options, agents)
-    except InvalidOptionError as err:
-        default = args.agents == DEFAULT_ARENA_AGENTS
-        hint = f" (the default --agents are {DEFAULT_GAME}'s: give --agents)" if default else ""
-        raise InvalidOptionError(f"{err}{hint}") from None
-    return _ArenaRun(game, options, agents, formats, control)
+    _check_agents_play(game, agents)
+    return _ArenaRun(game, agents, formats, control)
 
 
-def _check_agents_play(game: str, options: dict[str, Any], agents: dict[str, Any]) -> None:
-    """InvalidOptionError naming the agent, before anything runs, where one cannot play the
-    game (a network trained for other rules)."""
+def _check_agents_play(game: Any, agents: dict[str, Any]) -> None:
+    """InvalidOptionError naming the agent, before anything runs, where one cannot play
+    ``game`` (a network trained for other rules)."""
     from boardzoo.agents import check_agent_plays
-    from boardzoo.envs import make_game
     from boardzoo.errors import InvalidOptionError
 
-    played = make_game(game, **options)
     for name, agent in agents.items():
         try:
-            check_agent_plays(agent, played)
+            check_agent_plays(agent, game)
         except InvalidOptionError as err:
             raise InvalidOptionError(f"agent {name}: {err}") from None
 
 
-def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:
+def _warm_up(game: Any, agents: Any) -> None:
     """One move by a copy of every agent, so the compiled kernels are built (and cached on
     disk for the worker processes) while the status line says so, not under the bar."""
     import copy
 
-    from boardzoo.envs import make_env
+    from boardzoo.envs import BoardGameEnv
 
     for agent in agents:
-        env = make_env(game, **options)
+        env = BoardGameEnv(game, illegal_action="raise")
         env.reset()
         copy.deepcopy(agent).act(env)
 
@@ -732,17 +710,19 @@ def _unique_names(specs: list[str]) -> list[str]:
 
 def run_play(args: argparse.Namespace) -> int:
     from boardzoo.agents import make_agent
-    from boardzoo.envs import make_env
+    from boardzoo.agents.defaults import default_opponent
+    from boardzoo.envs import BoardGameEnv
 
-    options = _game_options(args.game, args.option)
-    env = make_env(args.game, render_mode="ansi", **options)
-    opponent = make_agent(args.opponent, seed=args.seed)
-    _check_agents_play(args.game, options, {args.opponent: opponent})
-    _warm_up(args.game, options, [opponent])  # compiled before the human's first move
+    game = _chosen_game(args.game, args.option)
+    env = BoardGameEnv(game, render_mode="ansi", illegal_action="raise")
+    spec = args.opponent or default_opponent(game)
+    opponent = make_agent(spec, seed=args.seed)
+    _check_agents_play(game, {spec: opponent})
+    _warm_up(game, [opponent])  # compiled before the human's first move
     env.reset(seed=args.seed)
     human = f"player_{args.seat}"
     print(
-        f"You are {human} ({env.game.piece_symbols[args.seat + 1]}). "
+        f"You are {human} ({env.game.piece_symbols[args.seat + 1]}), against {spec}. "
         "Type a move, 'help' for legal moves, 'quit' to stop."
     )
     for agent in env.agent_iter():
@@ -803,7 +783,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_gtp(args: argparse.Namespace) -> int:
-    from boardzoo.gtp_engine import (
+    from boardzoo.gtp.engine import (
         DEFAULT_MOVE_TIME,
         TIME_MARGIN,
         GoGtpEngine,
@@ -832,6 +812,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.out is not None:
         _check_output(args.out, "--out")
     return bench_main(game=args.game, repeats=args.repeats, out=args.out)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -57,7 +57,8 @@ def compile_game(name: str) -> None:
                    make_rng(rng), batch_size=4)
     network.run(model, model.root(), Budget.of(8))
     network.run_many(model, [model.root()] * 2, 4)
-    vector = gym.make_vec(gym_id(name), num_envs=2, vectorization_mode="vector_entry_point")
+    vector: Any = gym.make_vec(gym_id(name), num_envs=2,
+                               vectorization_mode="vector_entry_point")
     vector.reset(seed=0)
     vector.step(np.array([int(np.flatnonzero(m)[0]) for m in vector.unwrapped.action_masks()]))
     vector.close()

@@ -160,23 +160,23 @@ def check_position_round_trip(game: Game, state: np.ndarray) -> None:
 
 
 def check_compiled_playouts(env_fn: EnvFn, games: int = 200, seed: int = 7) -> None:
-    """``playout_kernel`` plays to a legal end and returns it; a traced playout (RAVE) replays
+    """The ``playout`` kernel plays to a legal end and returns it; a traced playout (RAVE) replays
     through the checked API to the same final position."""
     game = env_fn().game
     rng = make_rng(seed)
     for _ in range(games):
         state = game.initial_state()
-        outcome = game.playout_kernel(state, rng)
+        outcome = game.kernels.playout(state, rng)
         _require(outcome == game.outcome(state) and outcome in (1, 2, 3),
-                 f"playout_kernel returned {outcome}, the state says {game.outcome(state)}")
-    if game.playout_trace_kernel is None:
+                 f"the playout kernel returned {outcome}, the state says {game.outcome(state)}")
+    if game.kernels.playout_trace is None:
         return
     for _ in range(min(games, 20)):
         state = game.initial_state()
         trace = np.empty(4096, np.int64)
-        plies = game.playout_trace_kernel(state, rng, trace)
+        plies = game.kernels.playout_trace(state, rng, trace)
         _require(plies == int(state[PLY]) and state[OUTCOME] != 0,
-                 f"playout_trace_kernel returned {plies} plies for a game of {state[PLY]}")
+                 f"the playout_trace kernel returned {plies} plies for a game of {state[PLY]}")
         replayed = game.replay(trace[:plies].tolist())
         _require(game.position(replayed) == game.position(state),
                  "replaying a traced playout does not reach the position it ended in")

@@ -273,8 +273,8 @@ def _parse_extra(part: str, options: dict[str, Any]) -> bool:
     japanese = re.fullmatch(r"(\d+)x" + _TIME, part)
     canadian = re.fullmatch(r"(\d+)/" + _TIME, part)
     increment = re.fullmatch(_TIME, part)
-    if (japanese or canadian) and "periods" not in options:
-        found = japanese or canadian
+    found = japanese or canadian
+    if found and "periods" not in options:
         count = int(found.group(1))
         if count < 1:
             raise TimeControlError("byo-yomi needs at least 1 period (or 1 stone)")

@@ -35,22 +35,21 @@ _ZIP_MAGIC = b"PK\x03\x04"
 
 
 def safe_torch_load(path: str | os.PathLike | IO[bytes], what: str = "checkpoint", *,
-                    kind: str = "boardzoo checkpoint",
-                    error: type[CheckpointError] = CheckpointError) -> Any:
+                    kind: str = "boardzoo checkpoint") -> Any:
     """``torch.load`` that executes no code: a missing file, a directory, an empty file, one
     that is no torch file at all, a truncated or corrupt one and one holding pickled objects
-    each become a one-line ``error`` (a :class:`CheckpointError`) naming the file as
+    each become a one-line :class:`CheckpointError` naming the file as
     ``what`` and saying it is not a ``kind``, and why. ``path`` may also be an open binary
     file, e.g. ``io.BytesIO`` of :func:`torch_bytes`."""
     name = f"{what} {str(path)!r}"
     try:
         problem = _torch_file_problem(path)
     except FileNotFoundError:
-        raise error(f"{name} does not exist") from None
+        raise CheckpointError(f"{name} does not exist") from None
     except IsADirectoryError:
-        raise error(f"{name} is a directory, not a file") from None
+        raise CheckpointError(f"{name} is a directory, not a file") from None
     except OSError as err:
-        raise error(f"{name} cannot be read ({os_reason(err)})") from None
+        raise CheckpointError(f"{name} cannot be read ({os_reason(err)})") from None
     if problem is None:
         try:
             with warnings.catch_warnings():  # a corrupt pickle's protocol number
@@ -58,7 +57,7 @@ def safe_torch_load(path: str | os.PathLike | IO[bytes], what: str = "checkpoint
                 return torch.load(path, map_location="cpu", weights_only=True)
         except Exception as err:  # its unpickler runs no code, but a corrupt pickle makes it
             problem = _load_failure(err)  # raise any type: every failure is the file's
-    raise error(f"{name} is not a {kind}: it {problem}")
+    raise CheckpointError(f"{name} is not a {kind}: it {problem}")
 
 
 def _torch_file_problem(source: str | os.PathLike | IO[bytes]) -> str | None:

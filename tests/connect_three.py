@@ -26,6 +26,7 @@ from boardzoo.envs.core import (
     OUTCOME,
     PLY,
     TO_PLAY,
+    Kernels,
     make_random_playout,
     own_opponent_planes,
 )
@@ -91,10 +92,8 @@ class ConnectThree(Game):
     """4x4 Connect Three (see the module docstring)."""
 
     name = "connect_three"
-    legal_mask_kernel = staticmethod(legal_mask_kernel)
-    apply_kernel = staticmethod(apply_kernel)
-    playout_kernel = staticmethod(playout_kernel)
-    playout_trace_kernel = staticmethod(playout_trace_kernel)
+    kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
+                      playout_trace=playout_trace_kernel)
     position_format = 'the columns played, 1-based, e.g. "2231"'
 
     def __init__(self) -> None:

@@ -339,10 +339,11 @@ def test_alphazero_without_a_checkpoint_plays_the_games_shipped_network():
     import gymnasium as gym
 
     import boardzoo  # noqa: F401  (registers the ids)
-    from boardzoo.agents.alphazero.agent import checkpoint_name
+    from boardzoo.checkpoints import checkpoint_name, shipped_checkpoints
 
     assert checkpoint_name(make_game("othello", board_size=6)) == "othello_6x6"
     assert checkpoint_name(make_game("connect_four")) == "connect_four"
+    assert list(shipped_checkpoints("alphazero")) == ["connect_four", "othello_6x6", "tictactoe"]
     env = gym.make("boardzoo/TicTacToe-v0", opponent="alphazero:simulations=20", seat=1)
     env.reset(seed=0)  # the network (X) has moved first
     assert env.unwrapped.action_masks().sum() == 8

@@ -214,3 +214,18 @@ def test_bad_match_arguments():
     with pytest.raises(InvalidOptionError):
         tournament("tictactoe", {"only": RandomAgent()})
     assert len(random_openings("nim", 3, 2, seed=0)) == 3
+
+
+def test_a_game_object_plays_the_same_match_as_its_name_and_options():
+    """The arena takes the rules as a Game: the same openings, games and stored match as
+    the name with the same options; options beside a Game are refused."""
+    game = make_game("nim", heaps=(3, 4))
+    named = play_match("nim", RandomAgent(), RandomAgent(1), games=4, seed=3,
+                       game_options={"heaps": (3, 4)})
+    given = play_match(game, RandomAgent(), RandomAgent(1), games=4, seed=3)
+    assert [r.moves for r in given.records] == [r.moves for r in named.records]
+    assert random_openings(game, 2, 2, 0) == random_openings("nim", 2, 2, 0, {"heaps": (3, 4)})
+    with pytest.raises(InvalidOptionError, match="has its own"):
+        play_match(game, RandomAgent(), RandomAgent(), games=2, game_options={"heaps": (5,)})
+    assert tournament(game, {"a": RandomAgent(), "b": RandomAgent(2)},
+                      games_per_pair=2).game == "nim"

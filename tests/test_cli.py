@@ -25,21 +25,62 @@ def test_arena_runs_a_tournament_and_saves_the_ratings(tmp_path, capsys):
 
 
 def test_the_main_jobs_agents_are_the_five_kinds_with_shipped_networks():
-    """`boardzoo arena` with no arguments: random, PPO, alpha-beta, MCTS and AlphaZero on
-    Connect Four, the learned ones loaded from the shipped checkpoints; each makes a legal
-    move."""
+    """`boardzoo arena` with no arguments: random, PPO, alpha-beta, MCTS at 1,000 and 10,000
+    simulations and AlphaZero on Connect Four, the learned ones loaded from the shipped
+    checkpoints; each makes a legal move."""
     from boardzoo.agents import make_agent
-    from boardzoo.cli import DEFAULT_ARENA_AGENTS, DEFAULT_GAME
-    from boardzoo.envs import make_env
+    from boardzoo.agents.defaults import default_agents
+    from boardzoo.cli import DEFAULT_GAME
+    from boardzoo.envs import make_env, make_game
 
-    specs = DEFAULT_ARENA_AGENTS.split()
-    kinds = {spec.split(":")[0] for spec in specs}
     assert DEFAULT_GAME == "connect_four"
-    assert kinds == {"random", "ppo", "alphabeta", "mcts", "alphazero"}
+    specs = default_agents(make_game(DEFAULT_GAME))
+    assert specs == ["random", "ppo:checkpoint=connect_four", "alphabeta:time_limit=0.05",
+                     "mcts:simulations=1000", "mcts:simulations=10000",
+                     "alphazero:checkpoint=connect_four,simulations=200"]
     for spec in specs:
         env = make_env(DEFAULT_GAME)
         env.reset(seed=0)
         assert env.legal_mask()[make_agent(spec, seed=0).act(env)], spec
+
+
+def test_every_game_has_its_own_default_agents_and_opponent():
+    """A game's round robin holds the shipped networks that play it with these options and
+    no others; so does the opponent of `boardzoo play`."""
+    from boardzoo.agents.defaults import default_agents, default_opponent
+    from boardzoo.envs import make_game
+
+    assert default_agents(make_game("tictactoe")) == [
+        "random", "ppo:checkpoint=tictactoe", "alphabeta:time_limit=0.05",
+        "mcts:simulations=1000", "mcts:simulations=10000",
+        "alphazero:checkpoint=tictactoe,simulations=200"]
+    assert default_agents(make_game("othello", board_size=6))[-1] == (
+        "alphazero:checkpoint=othello_6x6,simulations=200")
+    for name, small in (("nim", 1000), ("othello", 1000), ("go", 100), ("gomoku", 100)):
+        assert default_agents(make_game(name)) == [
+            "random", "alphabeta:time_limit=0.05", f"mcts:simulations={small}",
+            f"mcts:simulations={10 * small}"], name
+    assert default_agents(make_game("connect_four", rows=5, columns=6))[-1] == (
+        "mcts:simulations=10000")  # the shipped networks are for 6x7
+    assert default_opponent(make_game("connect_four")) == (
+        "alphazero:checkpoint=connect_four,simulations=200")
+    assert default_opponent(make_game("go")) == "mcts:simulations=1000"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["tictactoe", "nim", "connect_four", "othello", "go", "gomoku"])
+def test_the_default_round_robin_of_every_game_runs(game, tmp_path, capsys):
+    """`boardzoo arena GAME --games 2` with the game's default agents: every pair plays
+    its two games and the table lists every agent."""
+    from boardzoo.agents.defaults import default_agents
+    from boardzoo.envs import make_game
+
+    out = tmp_path / "results"
+    assert main(["arena", game, "--games", "2", "--out", str(out)]) == 0
+    ratings = json.loads((out / game / "ratings.json").read_text())
+    specs = default_agents(make_game(game))
+    assert sorted(row["agent"] for row in ratings["ratings"]) == sorted(specs)
+    assert all(row["games"] == 2 * (len(specs) - 1) for row in ratings["ratings"])
 
 
 def test_play_reads_moves_until_the_game_ends(monkeypatch, capsys):
@@ -48,6 +89,12 @@ def test_play_reads_moves_until_the_game_ends(monkeypatch, capsys):
     assert main(["play", "tictactoe", "--opponent", "random", "--seed", "3"]) == 0
     printed = capsys.readouterr().out
     assert "legal moves:" in printed and "player_1 plays" in printed
+
+
+def test_play_without_an_opponent_plays_the_games_default(monkeypatch, capsys):
+    monkeypatch.setattr("builtins.input", lambda prompt="": "quit")
+    assert main(["play", "nim", "--seat", "0"]) == 0
+    assert "against mcts:simulations=10000" in capsys.readouterr().out
 
 
 def test_play_refuses_a_network_of_another_game_before_the_first_move(monkeypatch, capsys):
@@ -64,8 +111,6 @@ def test_play_refuses_a_network_of_another_game_before_the_first_move(monkeypatc
     captured = capsys.readouterr()
     assert "compiling" not in captured.out and "games stored" not in captured.out
     assert "agent alphazero:checkpoint=tictactoe: this AlphaZero network plays" in captured.err
-    assert main(["arena", "tictactoe"]) == 2  # the default agents are Connect Four's
-    assert "(the default --agents are connect_four's: give --agents)" in capsys.readouterr().err
 
 
 def test_bench_prints_ratios(capsys):

@@ -23,13 +23,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = [
     "boardzoo.arena", "boardzoo.ratings", "boardzoo.store", "boardzoo.executor",
     "boardzoo.timecontrol", "boardzoo.analysis", "boardzoo.testing", "boardzoo.errors",
-    "boardzoo.agents.ppo", "boardzoo.agents.gtp", "boardzoo.rl.sb3", "boardzoo.rl.selfplay",
+    "boardzoo.agents.ppo", "boardzoo.agents.defaults", "boardzoo.rl.sb3", "boardzoo.rl.selfplay",
 ]
 # packages that are not public API, and why
 NOT_PUBLIC = {
     "boardzoo.knowledge.go": "Go's search knowledge, read through game.knowledge",
     "boardzoo.bench": "the benchmarks behind `boardzoo bench`",
-    "boardzoo.checkpoints": "the shipped networks' files",
 }
 
 

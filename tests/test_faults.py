@@ -508,7 +508,7 @@ def test_go_komi_too_large_for_the_board_is_one_line(capsys):
     with pytest.raises(InvalidOptionError, match=r"komi=1e\+300 is not allowed: use a multiple "
                                                  r"of 0.5 in -1000..1000"):
         make_env("go", komi=1e300)
-    from boardzoo.gtp_engine import GoGtpEngine
+    from boardzoo.gtp.engine import GoGtpEngine
 
     engine = GoGtpEngine(agent="random", board_size=5)
     assert engine.handle("komi 1e300").startswith("? ")

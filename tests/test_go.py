@@ -376,7 +376,7 @@ def test_nineteen_by_nineteen_playout_and_coordinates():
     assert game.action_to_str(360) == "T1"
     assert game.str_to_action("t1") == 360
     state = game.initial_state()
-    game.playout_kernel(state, make_rng(3))
+    game.kernels.playout(state, make_rng(3))
     assert game.is_terminal(state)
     assert np.array_equal(game.parse_position(game.position(state)), state)
 
@@ -485,7 +485,7 @@ def test_playout_ends_with_two_passes_and_no_non_eye_move_left(size):
     game = Go(size)
     for seed in range(20):
         state = game.initial_state()
-        assert game.playout_kernel(state, make_rng(seed)) == game.outcome(state)
+        assert game.kernels.playout(state, make_rng(seed)) == game.outcome(state)
         assert state[go_board.PASSES] == 2 or state[go.PLY] == game.max_moves
         if state[go_board.PASSES] < 2:
             continue
@@ -679,7 +679,7 @@ def test_numba_disabled_gives_the_same_playout():
         "from boardzoo.rng import make_rng\n"
         "for ko in ('positional', 'situational', 'simple'):\n"
         "    g = Go(7, ko=ko, suicide=ko == 'simple')\n"
-        "    s = g.initial_state(); g.playout_kernel(s, make_rng(5))\n"
+        "    s = g.initial_state(); g.kernels.playout(s, make_rng(5))\n"
         "    print(g.position(s), g.score(s), g.observe(s, 0).sum(), int(g.legal_mask(s).sum()))\n"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}

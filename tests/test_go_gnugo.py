@@ -81,7 +81,7 @@ def _random_action(game: Go, state: np.ndarray, rng: np.random.Generator) -> int
 def _playout_actions(game: Go, seed: int) -> list[int]:
     """The actions of one eye-respecting playout (the compiled kernel's own choices)."""
     state = game.initial_state()
-    game.playout_kernel(state, make_rng(seed))
+    game.kernels.playout(state, make_rng(seed))
     start = go_board.history_start(state)
     return [int(entry) // 2 for entry in state[start : start + state[go.PLY]]]
 

@@ -232,14 +232,14 @@ def test_captures_the_chain_the_last_move_left_in_atari():
     game, state = CAPTURE
     capture = 3 * 7 + 4
     assert share(first_moves(knowledge.heuristic_playout_trace_kernel, game, state), capture) == 1
-    assert share(first_moves(game.playout_trace_kernel, game, state), capture) < 0.1
+    assert share(first_moves(game.kernels.playout_trace, game, state), capture) < 0.1
 
 
 def test_saves_a_chain_in_atari_by_extending():
     game, state = SAVE
     extend = 1 * 7 + 3
     assert share(first_moves(knowledge.heuristic_playout_trace_kernel, game, state), extend) == 1
-    assert share(first_moves(game.playout_trace_kernel, game, state), extend) < 0.1
+    assert share(first_moves(game.kernels.playout_trace, game, state), extend) < 0.1
 
 
 def test_captures_an_attacker_in_atari_to_save_a_chain():
@@ -256,7 +256,7 @@ def test_does_not_extend_when_the_chain_stays_in_atari():
     heuristic = share(first_moves(knowledge.heuristic_playout_trace_kernel, game, state, 1000),
                       extend)
     assert heuristic <= 0.05
-    assert heuristic < share(first_moves(game.playout_trace_kernel, game, state, 1000), extend)
+    assert heuristic < share(first_moves(game.kernels.playout_trace, game, state, 1000), extend)
 
 
 # White's (2, 2) has two liberties, (2, 3) and (3, 2): the low-liberty step ataris it from
@@ -419,7 +419,7 @@ def test_exact_value_is_the_result_for_the_side_to_move():
     game = Go(7)
     for seed in range(10):
         state = game.initial_state()
-        game.playout_kernel(state, make_rng(seed))
+        game.kernels.playout(state, make_rng(seed))
         expected = game.returns(state)[int(state[go.TO_PLAY])]
         assert knowledge.exact_value(state) == expected != 0
 

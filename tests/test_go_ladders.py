@@ -78,7 +78,7 @@ def logits(kernel, diagram: str, **kw) -> np.ndarray:
     """The prior logits up to a constant: log of the softmax (the legal moves only)."""
     game, state = position(diagram, **kw)
     mask = np.zeros(game.num_actions, np.bool_)
-    game.legal_mask_kernel(state, mask)
+    game.kernels.legal_mask(state, mask)
     out, values = np.empty(game.num_actions), np.empty(game.num_actions)
     kernel(state, mask, out, values)
     return np.where(mask, np.log(np.where(mask, out, 1.0)), -np.inf)

@@ -57,9 +57,9 @@ def test_the_learned_kernel_with_the_hand_set_logits_is_the_ladder_prior_kernel(
         state = game.initial_state()
         mask = np.zeros(game.num_actions, np.bool_)
         for _ in range(int(rng.integers(5, 40))):
-            game.legal_mask_kernel(state, mask)
-            game.apply_kernel(state, int(rng.choice(np.flatnonzero(mask[:-1]))))
-        game.legal_mask_kernel(state, mask)
+            game.kernels.legal_mask(state, mask)
+            game.kernels.apply(state, int(rng.choice(np.flatnonzero(mask[:-1]))))
+        game.kernels.legal_mask(state, mask)
         got, want = (np.zeros((2, game.num_actions)) for _ in range(2))
         kernel(state, mask, got[0], got[1])
         knowledge.ladder_prior_kernel(state, mask, want[0], want[1])
@@ -123,10 +123,10 @@ def test_an_own_eye_fill_is_told_apart_from_other_moves():
     game = Go(board_size=5)
     state = game.initial_state()
     for action in (1, 25, 5, 25, 6, 25):  # Black b5, a4, b4 around a5; White passes
-        game.apply_kernel(state, action)
+        game.kernels.apply(state, action)
     assert knowledge.fills_own_eye(state, 0)  # a5: Black's corner eye
     assert not knowledge.fills_own_eye(state, 2) and not knowledge.fills_own_eye(state, 24)
-    game.apply_kernel(state, 24)  # Black plays elsewhere: for White a5 is no own eye
+    game.kernels.apply(state, 24)  # Black plays elsewhere: for White a5 is no own eye
     assert not knowledge.fills_own_eye(state, 0)
 
 
@@ -153,10 +153,10 @@ def test_competitions_are_gnu_go_s_board_moves_before_the_first_pass(tmp_path):
     assert len(np.unique(data.position)) == 2  # plies 1 and 3; ply 5 comes after the pass
     assert data.chosen.sum() == 2 and len(data.chosen) == 24 + 22
     state = game.initial_state()
-    game.apply_kernel(state, 12)
+    game.kernels.apply(state, 12)
     first = knowledge.canonical_codes(knowledge.neighbourhood_code_of(state, 6), 2)
     for action in (6, 18):
-        game.apply_kernel(state, action)
+        game.kernels.apply(state, action)
     second = knowledge.canonical_codes(knowledge.neighbourhood_code_of(state, 8), 2)
     assert data.code[data.chosen].tolist() == [first, second]
 

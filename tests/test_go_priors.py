@@ -20,7 +20,7 @@ from tests.test_go_knowledge import position, sgf_of
 
 def priors_and_values(game, state) -> tuple[np.ndarray, np.ndarray]:
     mask = np.zeros(game.num_actions, np.bool_)
-    game.legal_mask_kernel(state, mask)
+    game.kernels.legal_mask(state, mask)
     out, values = np.empty(game.num_actions), np.empty(game.num_actions)
     knowledge.prior_kernel(state, mask, out, values)
     assert out.sum() == pytest.approx(1.0) and not out[~mask].any()

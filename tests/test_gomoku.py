@@ -306,12 +306,12 @@ def test_playout_plays_legal_games_and_is_reproducible(options):
     game = Gomoku(**options)
     for seed in range(20):
         state = game.replay([game.num_actions // 2])
-        outcome = game.playout_kernel(state, make_rng(seed))
+        outcome = game.kernels.playout(state, make_rng(seed))
         assert outcome == game.outcome(state) != ONGOING
         # the moves it played form a legal game that ends exactly there
         assert np.array_equal(game.parse_position(game.position(state)), state)
         again = game.replay([game.num_actions // 2])
-        game.playout_kernel(again, make_rng(seed))
+        game.kernels.playout(again, make_rng(seed))
         assert np.array_equal(again, state)
 
 
@@ -325,7 +325,7 @@ def test_kernels_give_the_same_results_without_jit():
             game = Gomoku(**options)
             for seed in range(3):
                 state = game.initial_state()
-                game.playout_kernel(state, make_rng(seed))
+                game.kernels.playout(state, make_rng(seed))
                 state = game.parse_position(game.position(state))
                 mask = game.legal_mask(state)
                 out.append([game.position(state), game.outcome(state), int(mask.sum())])

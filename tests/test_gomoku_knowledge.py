@@ -179,7 +179,7 @@ def test_heuristic_playout_kernel_plays_the_traced_game():
 def test_takes_an_immediate_win_else_blocks_one(diagram, move):
     game, state = position(diagram)
     assert share(first_moves(knowledge.heuristic_playout_trace_kernel, game, state), move) == 1
-    assert share(first_moves(game.playout_trace_kernel, game, state), move) < 0.1
+    assert share(first_moves(game.kernels.playout_trace, game, state), move) < 0.1
 
 
 def test_an_overline_is_no_win_with_exact_five():
@@ -275,7 +275,7 @@ def test_exact_value_is_the_result_for_the_side_to_move():
     game = Gomoku(9)
     for seed in range(10):
         state = game.initial_state()
-        game.playout_kernel(state, make_rng(seed))
+        game.kernels.playout(state, make_rng(seed))
         assert knowledge.exact_value(state) == game.returns(state)[int(state[TO_PLAY])]
     tiny = Gomoku(3, win_length=3)
     draw = tiny.replay([0, 1, 2, 4, 3, 5, 7, 6, 8])

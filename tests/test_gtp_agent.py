@@ -8,11 +8,10 @@ import sys
 import pytest
 
 from boardzoo.agents import RandomAgent
-from boardzoo.agents.gtp import GnuGoAgent, GTPAgent
 from boardzoo.arena import play_match
 from boardzoo.envs import make_env
 from boardzoo.errors import InvalidOptionError
-from boardzoo.gtp import GtpError, find_gnugo
+from boardzoo.gtp import GnuGoAgent, GTPAgent, GtpError, find_gnugo
 
 needs_gnugo = pytest.mark.skipif(
     find_gnugo() is None, reason="GNU Go is not installed (apt-get install gnugo)"

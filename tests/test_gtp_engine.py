@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from boardzoo import gtp_engine
-from boardzoo.agents.gtp import gnugo_command
-from boardzoo.gtp import GtpEngine, GtpError, find_gnugo
-from boardzoo.gtp_engine import GoGtpEngine
+from boardzoo.gtp import GtpEngine, GtpError, find_gnugo, gnugo_command
+from boardzoo.gtp import engine as gtp_engine
+from boardzoo.gtp.engine import GoGtpEngine
 
 GNUGO = find_gnugo()
 needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="GNU Go not installed (apt-get gnugo)")

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from boardzoo.errors import InvalidOptionError
-from boardzoo.gtp_engine import TIME_MARGIN, GoGtpEngine, gtp_time_control, move_clock, serve
+from boardzoo.gtp.engine import TIME_MARGIN, GoGtpEngine, gtp_time_control, move_clock, serve
 from boardzoo.timecontrol import GameClock, TimeControl
 
 ENGINE = [sys.executable, "-m", "boardzoo.cli", "gtp", "--size", "5", "--seed", "2"]

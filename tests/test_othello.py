@@ -91,7 +91,7 @@ def plain_python_results() -> dict:
         game = Othello(size)
         start = game.initial_state()
         state = start.copy()
-        outcome = game.playout_kernel(state, make_rng(size))
+        outcome = game.kernels.playout(state, make_rng(size))
         out[size] = {
             "perft": [int(perft(start[BLACK], start[WHITE], d, size)) for d in range(1, 5)],
             "playout": [int(outcome), state.tolist()],
@@ -451,7 +451,7 @@ def test_playouts_end_in_finished_games(size):
     results = set()
     for _ in range(200):
         state = game.initial_state()
-        outcome = game.playout_kernel(state, rng)
+        outcome = game.kernels.playout(state, rng)
         black, white = disc_counts(state)
         expected = P0_WINS if black > white else P1_WINS if white > black else DRAW
         assert outcome == expected == game.outcome(state)
@@ -465,8 +465,8 @@ def test_playouts_end_in_finished_games(size):
 def test_playout_from_a_pass_position_is_reproducible():
     start = GAME.parse_position(_position(FORCED_PASS, "X"))
     first, second = start.copy(), start.copy()
-    GAME.playout_kernel(first, make_rng(3))
-    GAME.playout_kernel(second, make_rng(3))
+    GAME.kernels.playout(first, make_rng(3))
+    GAME.kernels.playout(second, make_rng(3))
     np.testing.assert_array_equal(first, second)
     assert GAME.is_terminal(first) and int(first[PLY]) > int(start[PLY])
 

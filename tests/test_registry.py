@@ -70,7 +70,7 @@ def test_check_game_catches_a_step_that_mutates_its_input():
         name = "leaky_connect_three"
 
         def step(self, state: np.ndarray, action: int) -> np.ndarray:
-            self.apply_kernel(state, action)  # in place: the pure API's promise broken
+            self.kernels.apply(state, action)  # in place: the pure API's promise broken
             return state
 
     with pytest.raises(ConformanceError, match="random_playouts: step mutated its input"):

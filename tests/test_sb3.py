@@ -10,7 +10,7 @@ import boardzoo  # noqa: F401 - registers the gym ids
 from boardzoo.agents import MCTSAgent, RandomAgent, SB3Agent, make_agent
 from boardzoo.arena import play_match
 from boardzoo.envs import make_game
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import CheckpointError, InvalidOptionError
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
@@ -87,13 +87,13 @@ def test_checkpoints_that_are_not_weights_are_refused(tmp_path):
 
     evil = tmp_path / "evil.pt"
     torch.save(Payload(), evil)  # loading it with full unpickling would call print
-    with pytest.raises(InvalidOptionError, match="not a boardzoo PPO checkpoint"):
+    with pytest.raises(CheckpointError, match="not a boardzoo PPO checkpoint"):
         PPOAgent(str(evil))
     other = tmp_path / "other.pt"
     torch.save({"weights": torch.zeros(3)}, other)
-    with pytest.raises(InvalidOptionError, match="not a boardzoo PPO checkpoint"):
+    with pytest.raises(CheckpointError, match="not a boardzoo PPO checkpoint"):
         PPOAgent(str(other))
-    with pytest.raises(InvalidOptionError, match="no shipped PPO checkpoint 'chess'"):
+    with pytest.raises(CheckpointError, match="no shipped PPO checkpoint 'chess'"):
         PPOAgent("chess")
 
 
@@ -151,9 +151,9 @@ def torch_equal(a, b) -> bool:
 def test_the_shipped_tictactoe_policy_beats_random():
     """The shipped PPO policy (examples/ppo_tictactoe.py, 30,000 steps, seed 0) scored 0.945
     over these 200 games when it was trained (188 wins, 2 draws, 10 losses)."""
-    from boardzoo.agents.ppo import shipped_checkpoints
+    from boardzoo.checkpoints import shipped_checkpoints
 
-    assert "tictactoe" in shipped_checkpoints()
+    assert list(shipped_checkpoints("ppo")) == ["connect_four", "tictactoe"]
     agent = make_agent("ppo:checkpoint=tictactoe")
     result = play_match("tictactoe", agent, RandomAgent(0), games=200, seed=0, opening_plies=0)
     assert result.score >= 0.9 and agent.illegal_choices == 0

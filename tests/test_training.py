@@ -67,13 +67,11 @@ def test_every_loader_refuses_a_pickle_that_would_create_a_file(tmp_path):
     torch.save({"weights": _CreatesAFile(target)}, run / "state.pt")
     with pytest.raises(CheckpointError, match="refuses to load code"):
         train("tictactoe", out=run, resume=True, progress=False)
-    # stored games (also an old run's games/ folder) and config files are JSON/TOML: a
-    # pickle there is refused as malformed
-    (run / "games").mkdir()
-    (run / "games" / "00001-0000.json").write_bytes(pickle.dumps(_CreatesAFile(target)))
-    with pytest.raises(CheckpointError, match="corrupt"):
+    # config files, the run's own included, are JSON/TOML: a pickle there is refused as
+    # malformed
+    (run / "config.json").write_bytes(pickle.dumps(_CreatesAFile(target)))
+    with pytest.raises(CheckpointError, match="not valid"):
         train("tictactoe", out=run, resume=True, progress=False)
-    assert (run / "games").is_dir()  # refused: left as it was
     config_file = tmp_path / "config.json"
     config_file.write_bytes(pickle.dumps(_CreatesAFile(target)))
     with pytest.raises(CheckpointError, match="not valid"):
@@ -296,25 +294,20 @@ def test_resume_after_a_crash_mid_iteration_loses_and_doubles_nothing(tmp_path):
         assert all(games.get_game(name) == uninterrupted.get_game(name) for name in ids)
 
 
-def test_a_run_folder_from_before_the_store_resumes_from_its_game_files(tmp_path):
-    """An older run (games/<id>.json, no results.sqlite) resumes: its games are imported once
-    and the run continues exactly as an uninterrupted one."""
-    config = TrainConfig(**{**TINY, "iterations": 2})
-    whole = train("tictactoe", config, out=tmp_path / "whole", progress=False)
-    old = tmp_path / "old"
-    train("tictactoe", TrainConfig(**{**TINY, "iterations": 1}), out=old, progress=False)
-    (old / "games").mkdir()
-    with run_games(old) as games:
-        for name in games.game_ids():
-            (old / "games" / f"{name}.json").write_text(json.dumps(games.get_game(name)))
-    for path in old.glob("results.sqlite*"):
-        path.unlink()
-    resumed = train("tictactoe", config, out=old, resume=True, progress=False)
-    assert resumed.games == 12 and resumed.step == whole.step
-    assert sorted(p.name for p in (old / "games.imported").iterdir())[0] == "00001-0000.json"
-    assert not (old / "games").exists()
-    wa, wb = _weights(whole.checkpoint), _weights(resumed.checkpoint)
-    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+def test_a_game_object_brings_its_options_and_refuses_others(tmp_path):
+    """train(game) with a Game runs that game's options; a config naming other options is
+    refused before any folder is made."""
+    from boardzoo.training.loop import _rules_of_run, _with_options_of
+
+    nim = make_game("nim", heaps=(3, 4))
+    config = _with_options_of(nim, TrainConfig(**TINY))
+    assert config.game_options == {"heaps": (3, 4), "max_take": 3, "misere": False}
+    assert _rules_of_run(nim, TrainConfig.from_dict(json.loads(json.dumps(config.to_dict()))
+                                                    )).key == nim.key  # as saved and resumed
+    with pytest.raises(InvalidOptionError, match="are not those of Nim"):
+        train(nim, TrainConfig(**{**TINY, "game_options": {"heaps": [5]}}),
+              out=tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_resumed_run_takes_changed_options_but_not_a_new_network(tmp_path, capsys):

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib
 import inspect
 import json
@@ -42,7 +41,7 @@ AGENTS: dict[str, str] = {
     "alphazero": "boardzoo.agents.alphazero.agent:agent_from_spec",
     "sb3": "boardzoo.agents.sb3:SB3Agent",
     "ppo": "boardzoo.agents.ppo:PPOAgent",
-    "gnugo": "boardzoo.agents.gtp:GnuGoAgent",
+    "gnugo": "boardzoo.gtp.agent:GnuGoAgent",
 }
 
 
@@ -57,39 +56,13 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"mcts:simulations=200,c=1.4"`` -> ``("mcts", {"simulations": 200, "c": 1.4})``.
-
-    Values are Python literals (numbers, True/False/None, quoted or bare strings); nothing is
-    evaluated beyond literals.
-    """
-    name, _, rest = spec.strip().partition(":")
-    pairs = []
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip().isidentifier():
-            raise InvalidOptionError(
-                f"agent spec {excerpt(spec)}: option {excerpt(item)} must look like key=value "
-                '(e.g. "mcts:simulations=200,c=1.4")'
-            )
-        pairs.append((key.strip(), value.strip()))
-    options = unique_assignments(pairs, f"agent spec {excerpt(spec)}")
-    return name, {key: _literal(value) for key, value in options.items()}
-
-
-def _split_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"mcts:simulations=200"`` -> ``("mcts", {"simulations": "200"})``: the option texts,
-    converted later by the agent's type hints."""
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"mcts:simulations=200,c=1.4"`` -> ``("mcts", {"simulations": "200", "c": "1.4"})``:
+    the agent's name and its options as text, converted later by the agent's type hints
+    (:func:`boardzoo.options.check_options`); nothing is evaluated."""
     name, _, rest = spec.strip().partition(":")
     pairs = [split_assignment(part) for part in rest.split(",") if part.strip()]
     return name, unique_assignments(pairs, f"agent spec {excerpt(spec)}")
-
-
-def _literal(text: str) -> Any:
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
 
 
 def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
@@ -99,7 +72,7 @@ def make_agent(spec: str | dict[str, Any], seed: int | None = None) -> Agent:
         options = dict(spec)
         name = options.pop("name", None)
     else:
-        name, options = _split_spec(spec)
+        name, options = parse_agent_spec(spec)
     if name not in AGENTS:
         raise InvalidOptionError(
             f"unknown agent {excerpt(name)}{did_you_mean(str(name), list(AGENTS))}; known agents: "

@@ -5,8 +5,8 @@ never runs code): ``format``, ``game``, ``game_options``, ``observation`` ("plan
 "flat"), ``net_arch``, ``features`` ("flatten" or "board_cnn"), ``features_dim``, and
 ``state_dict``, the weights of an sb3-contrib ``MaskableActorCriticPolicy`` that boardzoo's
 code rebuilds from those fields (this module needs the torch and SB3 extras). Shipped
-checkpoints live in ``boardzoo/checkpoints/`` as ``ppo_<name>.pt``; a path to any such file
-works too.
+checkpoints are found by name (:mod:`boardzoo.checkpoints`); a path to any such file works
+too.
 
 :class:`BoardCNN` is the small CNN features extractor for the "planes" format (SB3's own
 ``NatureCNN`` wants images of at least 36x36).
@@ -15,7 +15,6 @@ works too.
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from boardzoo.agents.sb3 import SB3Agent
+from boardzoo.checkpoints import shipped_checkpoints
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, CheckpointError, InvalidOptionError, excerpt
@@ -35,21 +35,13 @@ from boardzoo.torch_files import error_reason, safe_torch_load, torch_bytes
 __all__ = [
     "BoardCNN",
     "PPOAgent",
-    "PPOCheckpointError",
     "checkpoint_path",
     "load_policy",
     "save_policy",
-    "shipped_checkpoints",
 ]
 
 FORMAT = "boardzoo-ppo-1"
 _FEATURES = ("flatten", "board_cnn")
-
-
-class PPOCheckpointError(CheckpointError, InvalidOptionError):
-    """A ``checkpoint=`` that is no loadable PPO checkpoint (missing, a directory, not a torch
-    file, truncated, code-carrying, malformed): a CheckpointError, and still the
-    InvalidOptionError that ``PPOAgent`` raised for it before."""
 
 
 class BoardCNN(BaseFeaturesExtractor):
@@ -109,46 +101,36 @@ def save_policy(
     atomic_write_bytes(path, torch_bytes(record))
 
 
-def shipped_checkpoints() -> list[str]:
-    """Names of the PPO checkpoints shipped with boardzoo."""
-    folder = resources.files("boardzoo") / "checkpoints"
-    if not folder.is_dir():
-        return []
-    names = (entry.name for entry in folder.iterdir())
-    return sorted(n[4:-3] for n in names if n.startswith("ppo_") and n.endswith(".pt"))
-
-
 def checkpoint_path(checkpoint: str | os.PathLike) -> Path:
     """The file of a shipped checkpoint's name or of a path (which must be a file)."""
     path = Path(checkpoint)
     if path.is_dir():
-        raise PPOCheckpointError(f"PPO checkpoint {str(path)!r} is a directory; give a .pt file")
+        raise CheckpointError(f"PPO checkpoint {str(path)!r} is a directory; give a .pt file")
     if path.suffix == ".pt" or path.exists():
         if not path.is_file():
-            raise PPOCheckpointError(f"PPO checkpoint {str(path)!r} does not exist")
+            raise CheckpointError(f"PPO checkpoint {str(path)!r} does not exist")
         return path
-    shipped = shipped_checkpoints()
+    shipped = shipped_checkpoints("ppo")
     if str(checkpoint) not in shipped:
-        raise InvalidOptionError(
+        raise CheckpointError(
             f"no shipped PPO checkpoint {str(checkpoint)!r}; shipped: "
             f"{', '.join(shipped) or 'none'} (or give a path to a .pt file)"
         )
-    return Path(str(resources.files("boardzoo") / "checkpoints" / f"ppo_{checkpoint}.pt"))
+    return shipped[str(checkpoint)]
 
 
 def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
     """The policy (in eval mode, CPU) and the checkpoint's fields, from a name or path."""
     path = checkpoint_path(checkpoint)
-    record = safe_torch_load(path, "file", kind="boardzoo PPO checkpoint",
-                             error=PPOCheckpointError)
+    record = safe_torch_load(path, "file", kind="boardzoo PPO checkpoint")
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise PPOCheckpointError(
+        raise CheckpointError(
             f"file {str(path)!r} is not a boardzoo PPO checkpoint (no format {FORMAT!r} field)"
         )
     _check_fields(record, path)
     try:
         game = policy_game(record)
-        shape = game.planes_shape
+        shape: tuple[int, ...] = game.planes_shape
         if record["observation"] == "flat":
             shape = (int(np.prod(shape)),)
         policy = MaskableActorCriticPolicy(
@@ -159,7 +141,7 @@ def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
         )
         policy.load_state_dict(record["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError, BoardzooError) as err:
-        raise PPOCheckpointError(
+        raise CheckpointError(
             f"file {str(path)!r} is a malformed boardzoo PPO checkpoint (fields or weights): "
             f"{error_reason(err)}"
         ) from None
@@ -174,7 +156,7 @@ _OBSERVATIONS = ("planes", "flat")
 
 
 def _check_fields(record: dict[str, Any], path: Path) -> None:
-    """PPOCheckpointError unless the fields that rebuild the policy are of the kinds and
+    """CheckpointError unless the fields that rebuild the policy are of the kinds and
     sizes :func:`save_policy` writes, checked before any network is built."""
     arch, dim = record.get("net_arch"), record.get("features_dim")
     problems = {
@@ -189,7 +171,7 @@ def _check_fields(record: dict[str, Any], path: Path) -> None:
     }
     for field, (ok, allowed) in problems.items():
         if not ok:
-            raise PPOCheckpointError(
+            raise CheckpointError(
                 f"file {str(path)!r} is a malformed boardzoo PPO checkpoint: {field} is "
                 f"{excerpt(record.get(field))}, not {allowed}")
 

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.bench.common import Row, interleaved_rates
+from boardzoo.bench.common import Row, interleaved_rates, shipped_checkpoint
 
 GAME = "connect_four"
 SEARCH_SIMULATIONS = 800
-SELFPLAY = dict(minutes=None, iterations=1, simulations=100, full_search_prob=1.0,
+SELFPLAY: dict[str, Any] = dict(minutes=None, iterations=1, simulations=100, full_search_prob=1.0,
                 temperature_moves=8, dirichlet_epsilon=0.25)
 
 
@@ -130,19 +130,15 @@ def bench_alphazero(game: str, repeats: int) -> list[Row]:
 
 def bench_subnormal_weights(game: str, repeats: int) -> list[Row]:
     """Othello: the shipped 6x6 network's batch of 16 as loaded against its weights as saved."""
-    if game != "othello":
+    shipped = shipped_checkpoint("othello_6x6") if game == "othello" else None
+    if shipped is None:
         return []
-    try:
-        import torch
-    except ImportError:
-        return []
-    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
+    import torch
+
     from boardzoo.envs import make_env
     from boardzoo.torch_files import safe_torch_load
 
-    torch.set_num_threads(1)
-    path = resolve_checkpoint("othello_6x6")
-    loaded = load_checkpoint(path)
+    loaded, path = shipped
     as_saved = copy.deepcopy(loaded.net)
     as_saved.load_state_dict(safe_torch_load(path)["weights"])
     env = make_env("othello", board_size=6)

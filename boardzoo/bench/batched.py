@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.bench.common import Row
+from boardzoo.bench.common import Row, shipped_checkpoint
 
 __all__ = ["bench_batched_search", "bench_network_split"]
 
 SIMULATIONS = 200
 BATCHES = (1, 64)
 PGX_IDS = {"connect_four": "connect_four", "othello": "othello", "go": "go_9x9"}
-GAME_OPTIONS = {"go": {"board_size": 9}}
+GAME_OPTIONS: dict[str, dict[str, Any]] = {"go": {"board_size": 9}}
 
 
 class UniformEvaluator:
@@ -97,7 +97,8 @@ def mctx_search(game: str, batch: int) -> Any:
 
 
 def _interleaved_seconds(ours: Any, theirs: Any, repeats: int) -> tuple[list[float], list[float]]:
-    a, b = [], []
+    a: list[float] = []
+    b: list[float] = []
     for _ in range(repeats):
         for runs, work in ((a, ours), (b, theirs)):
             start = time.perf_counter()
@@ -134,17 +135,12 @@ def bench_batched_search(game: str, repeats: int) -> list[Row]:
 
 def bench_network_split(game: str, repeats: int) -> list[Row]:
     """The shipped Connect Four network at B = 64: the search's own share of the time."""
-    if game != "connect_four":
+    shipped = shipped_checkpoint("connect_four") if game == "connect_four" else None
+    if shipped is None:
         return []
-    try:
-        import torch
-    except ImportError:
-        return []
-    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
     from boardzoo.agents.alphazero.network import NetworkEvaluator
 
-    torch.set_num_threads(1)
-    net = load_checkpoint(resolve_checkpoint("connect_four")).net
+    net = shipped[0].net
     run, search = boardzoo_search(game, 64, NetworkEvaluator(net))
     run()
     shares, rates = [], []

@@ -6,6 +6,8 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -56,3 +58,17 @@ def interleaved_rates(
         a.append(rate(ours, 1, min_seconds))
         b.append(rate(theirs, 1, min_seconds))
     return statistics.median(a), statistics.median(b)
+
+
+def shipped_checkpoint(name: str) -> tuple[Any, Path] | None:
+    """(the loaded checkpoint, its file) of the shipped AlphaZero network ``name``, torch on
+    one thread as every benchmark runs it; None without torch (the figure is skipped)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
+
+    torch.set_num_threads(1)
+    path = resolve_checkpoint(name)
+    return load_checkpoint(path), path

@@ -113,7 +113,13 @@ def pettingzoo_rates(name: str, options: dict, seconds: float = 0.3) -> dict[str
     rng = np.random.default_rng(0)
     loop = rate(lambda: aec_loop(env, rng, 2), 1, seconds)
     _play_some(env, 4)
-    clone = rate(lambda: [clone_aec_env(env) for _ in range(10)] and 10, 1, seconds)
+
+    def ten_clones() -> int:
+        for _ in range(10):
+            clone_aec_env(env)
+        return 10
+
+    clone = rate(ten_clones, 1, seconds)
     return {"aec": loop, "clone": clone}
 
 
@@ -228,8 +234,8 @@ def bench_playouts(game: str, repeats: int) -> list[Row]:
     rules = make_env(game, **ref.options).game
     initial = rules.initial_state()
     rng = make_rng(0)
-    compiled_playouts(rules.playout_kernel, initial, rng, 1)  # compile outside the timing
-    ours = lambda: int(compiled_playouts(rules.playout_kernel, initial, rng, 50))  # noqa: E731
+    compiled_playouts(rules.kernels.playout, initial, rng, 1)  # compile outside the timing
+    ours = lambda: int(compiled_playouts(rules.kernels.playout, initial, rng, 50))  # noqa: E731
     spiel = _openspiel_game(ref.openspiel, ref.openspiel_options)
     if spiel is None:
         return [

@@ -15,7 +15,8 @@ GAME = "connect_four"
 POSITIONS = 150
 
 
-def _label_all(states: list[np.ndarray], one_search: bool, out: list[dict]) -> Callable[[], int]:
+def _label_all(states: list[np.ndarray], one_search: bool,
+               out: list[dict | None]) -> Callable[[], int]:
     """A pass labelling ``states`` in order (appending to ``out``); returns the count."""
     from boardzoo.envs import make_game
     from boardzoo.knowledge.connect_four import Solver
@@ -48,8 +49,8 @@ def bench_labels(game: str, repeats: int) -> list[Row]:
     parse = make_game(GAME).parse_position
     states = [parse(row["position"])
               for row in label_connect_four(POSITIONS, seed=0, min_stones=14)]
-    ours_labels: list[dict] = []
-    their_labels: list[dict] = []
+    ours_labels: list[dict | None] = []
+    their_labels: list[dict | None] = []
     ours, theirs = interleaved_rates(_label_all(states, True, ours_labels),
                                      _label_all(states, False, their_labels), repeats, 0.0)
     same = "the same labels" if ours_labels == their_labels else "DIFFERENT labels"

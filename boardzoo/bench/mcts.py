@@ -47,10 +47,14 @@ def ours_seconds(game: str, options: dict, repeats: int) -> float:
     return statistics.median(agent.search(env).seconds for _ in range(repeats))
 
 
-def openspiel_seconds(name: str, options: dict, repeats: int) -> float | None:
+def openspiel_seconds(name: str | None, options: dict, repeats: int) -> float | None:
+    """Median seconds of OpenSpiel's MCTS move on game ``name``; None without OpenSpiel or a
+    game it has."""
     try:
         import pyspiel
     except ImportError:
+        return None
+    if name is None:
         return None
     game = pyspiel.load_game(name, options)
     evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
@@ -73,12 +77,15 @@ def bench_mcts(game: str, repeats: int) -> list[Row]:
                     for n in EXTRA_GO_SIZES]
     rows = []
     for options, spiel_options, name, target in configs:
-        ours, theirs = [], []
+        ours: list[float] = []
+        theirs: list[float] = []
         for _ in range(repeats):  # alternate, so machine noise hits both
             ours.append(ours_seconds(game, options, 1))
-            theirs.append(openspiel_seconds(ref.openspiel, spiel_options, 1))
+            seconds = openspiel_seconds(ref.openspiel, spiel_options, 1)
+            if seconds is not None:
+                theirs.append(seconds)
         ours_rate = SIMULATIONS / statistics.median(ours)
-        theirs_rate = None if theirs[0] is None else SIMULATIONS / statistics.median(theirs)
+        theirs_rate = SIMULATIONS / statistics.median(theirs) if theirs else None
         note = f"{statistics.median(ours):.4f} s per 1000 simulations"
         rows.append(
             Row(

@@ -7,6 +7,7 @@ environment class they all use is :class:`~boardzoo.envs.aec.BoardGameEnv`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from boardzoo.envs import connect_four as connect_four_v0
@@ -25,12 +26,14 @@ from boardzoo.envs.registry import (
     register_game,
     unregister_game,
 )
+from boardzoo.errors import InvalidOptionError
 
 __all__ = [
     "GAMES",
     "BoardGameEnv",
     "EnvSnapshot",
     "Game",
+    "as_game",
     "connect_four_v0",
     "game_class",
     "go_v0",
@@ -69,3 +72,17 @@ def make_env(
 ) -> BoardGameEnv:
     """A PettingZoo AEC env of game ``name`` (the same as ``<name>_v0.env(**options)``)."""
     return BoardGameEnv(make_game(name, **options), render_mode, illegal_action)
+
+
+def as_game(game: str | Game, options: Mapping[str, Any] | None = None) -> Game:
+    """The rules a caller named: ``game`` itself when it is a :class:`Game` (its options are
+    its own, so ``options`` too is an InvalidOptionError), else ``make_game(game,
+    **options)``. Where boardzoo takes a game by name or as an object, this is the one
+    place a name becomes the rules."""
+    if isinstance(game, Game):
+        if options:
+            raise InvalidOptionError(
+                f"game options {dict(options)!r} were given with {game!r}, which has its own; "
+                "give options with a game's name only")
+        return game
+    return make_game(game, **dict(options or {}))

@@ -360,7 +360,7 @@ class BoardGameEnv(AECEnv):
         kept unchanged as the last move's (pictures mark the move)."""
         self._last_move = (self._state, index)
         self._state = self._state.copy()
-        self.game.apply_kernel(self._state, index)
+        self.game.kernels.apply(self._state, index)
         self._mask = None
         self._after_move()
 

@@ -45,6 +45,7 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
+    Kernels,
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
@@ -87,12 +88,9 @@ def bottom_mask(rows, columns):
 
 @njit(cache=True)
 def board_mask(rows, columns):
-    """uint64 bitboard with every cell of the board set (sentinels clear)."""
-    column = (_ONE << np.uint64(rows)) - _ONE
-    board = _ZERO
-    for c in range(columns):
-        board |= column << np.uint64(c * (rows + 1))
-    return board
+    """uint64 bitboard with every cell of the board set (sentinels clear): each bottom cell
+    times a full column (no carries: a column's ``rows`` bits stop below its sentinel)."""
+    return bottom_mask(rows, columns) * ((_ONE << np.uint64(rows)) - _ONE)
 
 
 @njit(cache=True)
@@ -282,10 +280,8 @@ class ConnectFour(Game):
     name = "connect_four"
     knowledge = DeclaredKnowledge("boardzoo.knowledge.connect_four:KNOWLEDGE")
     symmetry = "mirror"
-    legal_mask_kernel = staticmethod(legal_mask_kernel)
-    apply_kernel = staticmethod(apply_kernel)
-    playout_kernel = staticmethod(playout_kernel)
-    observe_kernel = staticmethod(observe_kernel)
+    kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
+                      observe=observe_kernel)
     piece_symbols = (".", "X", "O")
     board_rgb = (40, 90, 200)
     piece_rgb = ((220, 40, 40), (245, 210, 50))
@@ -368,7 +364,7 @@ class ConnectFour(Game):
                     f"connect_four position {excerpt(text)} is unreachable: move {ply + 1} "
                     f"plays in column {column + 1}, which is already full"
                 )
-            self.apply_kernel(state, column)
+            self.kernels.apply(state, column)
         return state
 
     def _parse_columns(self, text: str) -> list[int]:

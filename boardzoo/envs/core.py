@@ -11,14 +11,15 @@ the side to move and the result without calling into the game:
 ``state[PLY]``        plies played so far (a pass is a ply)
 ====================  ===========================================================
 
-The rest of the array is the game's own. Three compiled kernels per game do the hot work
-and are what search calls in its inner loop:
+The rest of the array is the game's own. Compiled kernels do the hot work and are what
+search calls in its inner loop; a game lists them in one :class:`Kernels` record,
+``Game.kernels``:
 
-* ``legal_mask_kernel(state, out) -> int``: fill the bool array ``out`` (shape
-  ``[num_actions]``) with the legal actions and return how many there are (0 at the end);
-* ``apply_kernel(state, action)``: play a legal action *in place*, updating the header;
-* ``playout_kernel(state, rng) -> int``: play uniformly random legal moves in place to the
-  end and return the outcome code (``rng`` from :mod:`boardzoo.rng`).
+* ``legal_mask(state, out) -> int``: fill the bool array ``out`` (shape ``[num_actions]``)
+  with the legal actions and return how many there are (0 at the end);
+* ``apply(state, action)``: play a legal action *in place*, updating the header;
+* ``playout(state, rng) -> int``: play uniformly random legal moves in place to the end and
+  return the outcome code (``rng`` from :mod:`boardzoo.rng`).
 
 The public pure functions (:meth:`Game.step`, :meth:`Game.legal_mask`, :meth:`Game.returns`,
 ...) wrap these kernels and never mutate their input.
@@ -29,7 +30,7 @@ from __future__ import annotations
 import abc
 import functools
 import importlib
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -48,6 +49,7 @@ __all__ = [
     "DRAW",
     "DeclaredKnowledge",
     "Game",
+    "Kernels",
     "outcome_returns",
     "make_random_playout",
     "own_opponent_planes",
@@ -64,6 +66,22 @@ _RETURNS = np.array([[0.0, 0.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
 def outcome_returns(outcome: int) -> np.ndarray:
     """Returns per seat (shape ``[2]``: +1 win, 0 draw, -1 loss) for an outcome code."""
     return _RETURNS[outcome].copy()
+
+
+class Kernels(NamedTuple):
+    """A game's compiled kernels (the module docstring): ``game.kernels.apply`` and so on."""
+
+    legal_mask: Any
+    apply: Any
+    playout: Any
+    #: optional: ``playout_trace(state, rng, trace) -> plies``, a playout (the same policy as
+    #: ``playout``) that also writes the actions it played into ``trace``; games where moves
+    #: transpose provide it for RAVE
+    playout_trace: Any = None
+    #: optional: ``observe(state, seat, out)``, the compiled form of :meth:`Game.observe`
+    #: filling float32 ``out`` (shape ``planes_shape``) from ``seat``'s view; vector envs
+    #: call it for N boards in one compiled loop
+    observe: Any = None
 
 
 class DeclaredKnowledge:
@@ -94,18 +112,8 @@ class Game(abc.ABC):
 
     #: module name without version: "tictactoe", "nim", "connect_four", ...
     name: ClassVar[str]
-    #: the three compiled kernels of the module docstring (wrap them in ``staticmethod``)
-    legal_mask_kernel: ClassVar[Any]
-    apply_kernel: ClassVar[Any]
-    playout_kernel: ClassVar[Any]
-    #: optional: ``playout_trace_kernel(state, rng, trace) -> plies``, a playout (the same
-    #: policy as ``playout_kernel``) that also writes the actions it played into ``trace``;
-    #: games where moves transpose provide it for RAVE
-    playout_trace_kernel: ClassVar[Any] = None
-    #: optional: ``observe_kernel(state, seat, out)``, the compiled form of :meth:`observe`
-    #: filling float32 ``out`` (shape ``planes_shape``) from ``seat``'s view; vector envs
-    #: call it for N boards in one compiled loop
-    observe_kernel: ClassVar[Any] = None
+    #: the compiled kernels (:class:`Kernels`)
+    kernels: ClassVar[Kernels]
     #: what search knows about the game (:class:`boardzoo.knowledge.base.GameKnowledge`), or
     #: None: an object, or ``DeclaredKnowledge("module:NAME")`` to import it on first use
     knowledge: ClassVar[Any] = None
@@ -143,14 +151,14 @@ class Game(abc.ABC):
     def observe(self, state: np.ndarray, seat: int) -> np.ndarray:
         """Observation planes, float32 of shape ``planes_shape`` (H, W, C), from ``seat``'s view.
 
-        Games with an ``observe_kernel`` get this for free; the others override it.
+        Games with an ``observe`` kernel get this for free; the others override it.
         """
-        if self.observe_kernel is None:
+        if self.kernels.observe is None:
             raise NotImplementedError(
-                f"{type(self).__name__} defines neither observe nor observe_kernel"
+                f"{type(self).__name__} defines neither observe nor an observe kernel"
             )
         out = np.empty(self.planes_shape, dtype=np.float32)
-        self.observe_kernel(state, seat, out)
+        self.kernels.observe(state, seat, out)
         return out
 
     @abc.abstractmethod
@@ -239,7 +247,7 @@ class Game(abc.ABC):
     def legal_mask(self, state: np.ndarray) -> np.ndarray:
         """Bool array of shape ``[num_actions]``, True = legal; all False at the end."""
         out = np.zeros(self.num_actions, dtype=np.bool_)
-        self.legal_mask_kernel(state, out)
+        self.kernels.legal_mask(state, out)
         return out
 
     def legal_actions(self, state: np.ndarray) -> list[int]:
@@ -269,7 +277,7 @@ class Game(abc.ABC):
         """
         self.check_action(state, action)
         new_state = state.copy()
-        self.apply_kernel(new_state, action)
+        self.kernels.apply(new_state, action)
         return new_state
 
     def check_action(self, state: np.ndarray, action: Any, mask: np.ndarray | None = None) -> int:
@@ -335,7 +343,7 @@ class Game(abc.ABC):
                 self.check_action(state, action)
             except IllegalActionError as err:
                 raise InvalidPositionError(f"move {ply + 1} of options['moves']: {err}") from None
-            self.apply_kernel(state, int(action))
+            self.kernels.apply(state, int(action))
         return state
 
     def __repr__(self) -> str:
@@ -343,7 +351,7 @@ class Game(abc.ABC):
         return f"{type(self).__name__}({opts})"
 
 
-def require(condition: bool, message: str) -> None:
+def require(condition: bool | np.bool_, message: str) -> None:
     """Raise InvalidOptionError(message) unless ``condition``: for validating game options."""
     if not condition:
         raise InvalidOptionError(message)

@@ -65,6 +65,7 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
+    Kernels,
     require,
 )
 from boardzoo.envs.go_board import (
@@ -252,12 +253,10 @@ class Go(Game):
     name = "go"
     knowledge = DeclaredKnowledge("boardzoo.knowledge.go:KNOWLEDGE")
     symmetry = "dihedral"
-    legal_mask_kernel = staticmethod(legal_mask_kernel)
-    apply_kernel = staticmethod(apply_kernel)
-    playout_kernel = staticmethod(playout_kernel)
-    playout_trace_kernel = staticmethod(playout_trace_kernel)
-    observe_kernel = staticmethod(observe_kernel)
+    kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
+                      playout_trace=playout_trace_kernel, observe=observe_kernel)
     pieces_on_intersections = True
+    pass_action: int  #: N*N, set with the board's size
     position_format = (
         "SGF text, e.g. (;GM[1]FF[4]SZ[9]KM[7.5]AB[cc]AW[gg]PL[B];B[ee];W[]): SZ, KM, "
         "AB/AW setup stones, PL side to move at the setup, B/W moves ('' or tt = pass)"
@@ -360,8 +359,8 @@ class Go(Game):
         record = SgfRecord(
             size=n,
             komi=self.komi,
-            black_setup=tuple(self._point(a) for a in np.flatnonzero(setup == BLACK)),
-            white_setup=tuple(self._point(a) for a in np.flatnonzero(setup == WHITE)),
+            black_setup=tuple(divmod(int(a), n) for a in np.flatnonzero(setup == BLACK)),
+            white_setup=tuple(divmod(int(a), n) for a in np.flatnonzero(setup == WHITE)),
             moves=moves,
             to_play=None if start == implied else "BW"[start],
         )
@@ -373,13 +372,13 @@ class Go(Game):
         start = record.to_play or (record.moves[0][0] if record.moves else "B")
         state = self._blank_state("BW".index(start))
         setup = state[setup_start(state) : setup_start(state) + self.size**2]
-        for colour, points in ((BLACK, record.black_setup), (WHITE, record.white_setup)):
+        for stone, points in ((BLACK, record.black_setup), (WHITE, record.white_setup)):
             for row, col in points:
-                if setup[row * self.size + col] not in (EMPTY, colour):
+                if setup[row * self.size + col] not in (EMPTY, stone):
                     raise InvalidPositionError(
                         f"SGF sets up both a black and a white stone on {self._vertex(row, col)}"
                     )
-                setup[row * self.size + col] = colour
+                setup[row * self.size + col] = stone
         if not _start(state):
             raise InvalidPositionError(
                 "SGF setup is not a legal Go position: some chain of AB/AW stones has no liberty"
@@ -413,9 +412,9 @@ class Go(Game):
                 f"suicide={self.suicide}): the point is occupied, or it is suicide or a "
                 "ko/superko repetition"
             )
-        self.apply_kernel(state, action)
+        self.kernels.apply(state, action)
 
-    def _point(self, action: int) -> tuple[int, int] | None:
+    def _point(self, action: int | np.integer) -> tuple[int, int] | None:
         n = self.size
         return None if action == n * n else (int(action) // n, int(action) % n)
 
@@ -435,7 +434,7 @@ def _check_options(board_size, komi, ko, suicide, max_moves) -> None:
         isinstance(komi, Real)
         and not isinstance(komi, bool)
         and math.isfinite(komi)
-        and abs(komi) <= MAX_KOMI
+        and abs(float(komi)) <= MAX_KOMI
         and float(komi) * 2 == round(float(komi) * 2),
         f"komi={excerpt(komi)} is not allowed: use a multiple of 0.5 in -{MAX_KOMI}..{MAX_KOMI} "
         "such as 7.5 or 6 (an integer komi makes draws possible)",

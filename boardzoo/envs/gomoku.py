@@ -44,6 +44,7 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
+    Kernels,
     require,
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
@@ -186,11 +187,8 @@ class Gomoku(Game):
     name = "gomoku"
     knowledge = DeclaredKnowledge("boardzoo.knowledge.gomoku:KNOWLEDGE")
     symmetry = "dihedral"
-    legal_mask_kernel = staticmethod(legal_mask_kernel)
-    apply_kernel = staticmethod(apply_kernel)
-    playout_kernel = staticmethod(playout_kernel)
-    observe_kernel = staticmethod(observe_kernel)
-    playout_trace_kernel = staticmethod(playout_trace_kernel)
+    kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
+                      playout_trace=playout_trace_kernel, observe=observe_kernel)
     pieces_on_intersections = True
     position_format = (
         "SGF with GM[4] and SZ[board_size]: optional AB/AW setup stones (as many black as "
@@ -285,11 +283,10 @@ class Gomoku(Game):
             )
         state = self._setup_state(record)
         for number, (colour, point) in enumerate(record.moves, start=1):
-            self._check_move(state, number, colour, point)
-            self.apply_kernel(state, point[0] * self.size + point[1])
+            self.kernels.apply(state, self._checked_move(state, number, colour, point))
         return state
 
-    def _point(self, action: int) -> tuple[int, int]:
+    def _point(self, action: int | np.integer) -> tuple[int, int]:
         return divmod(int(action), self.size)
 
     def _setup_state(self, record: SgfRecord) -> np.ndarray:
@@ -338,8 +335,9 @@ class Gomoku(Game):
             "SGF setup is unreachable: no single last move made its winning lines"
         )
 
-    def _check_move(self, state: np.ndarray, number: int, colour: str, point) -> None:
-        """InvalidPositionError unless SGF move ``number`` can be played in ``state``."""
+    def _checked_move(self, state: np.ndarray, number: int, colour: str, point) -> int:
+        """The action of SGF move ``number``; InvalidPositionError unless it can be played in
+        ``state``."""
         where = f"SGF move {number} ({colour})"
         if state[OUTCOME] != ONGOING:
             raise InvalidPositionError(f"{where} is played after the game ended")
@@ -354,6 +352,7 @@ class Gomoku(Game):
             raise InvalidPositionError(
                 f"{where} at {self.action_to_str(action)} is on an occupied point"
             )
+        return action
 
 
 def _is_int(value: object) -> bool:

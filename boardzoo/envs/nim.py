@@ -34,6 +34,7 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
+    Kernels,
     make_random_playout,
     require,
 )
@@ -97,10 +98,8 @@ class Nim(Game):
 
     name = "nim"
     knowledge = DeclaredKnowledge("boardzoo.knowledge.nim:KNOWLEDGE")
-    legal_mask_kernel = staticmethod(legal_mask_kernel)
-    apply_kernel = staticmethod(apply_kernel)
-    playout_kernel = staticmethod(playout_kernel)
-    playout_trace_kernel = staticmethod(playout_trace_kernel)
+    kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
+                      playout_trace=playout_trace_kernel)
     piece_symbols = (".", "o", "o")
     position_format = 'heap sizes comma-separated, a space, the seat to move, e.g. "3,4,5 0"'
     unrecorded_slots = (PLY,)

@@ -60,6 +60,7 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
+    Kernels,
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
@@ -361,11 +362,10 @@ class Othello(Game):
     name = "othello"
     knowledge = DeclaredKnowledge("boardzoo.knowledge.othello:KNOWLEDGE")
     symmetry = "dihedral"
-    legal_mask_kernel = staticmethod(legal_mask_kernel)
-    apply_kernel = staticmethod(apply_kernel)
-    playout_kernel = staticmethod(playout_kernel)
-    observe_kernel = staticmethod(observe_kernel)
+    kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
+                      observe=observe_kernel)
     board_rgb = (30, 120, 60)
+    pass_action: int  #: N*N, set with the board's size
     position_format = (
         'N*N characters for a1..h1, a2..h2, ... (rows from the top; "X" black, "O" white, '
         '"-" empty), a space, and the side to move "X" or "O" (the FFO/OBF format), e.g. '

@@ -7,7 +7,7 @@ Games describe their board through ``Game.cells`` (0 empty, 1/2 a piece of playe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,7 +56,7 @@ class HumanWindow:
         self._pygame = pygame
         pygame.init()
         pygame.display.set_caption(title)
-        self._screen = None
+        self._screen: Any = None  # the window's surface, once the first frame sizes it
 
     def show(self, frame: np.ndarray) -> None:
         pygame = self._pygame

@@ -78,9 +78,10 @@ def _point_list(values: list[str], size: int, ident: str) -> list[Point]:
     points = []
     for value in values:
         corners = [sgf_to_point(part.strip(), size) for part in value.split(":", 1)]
-        if None in corners:
+        first, last = corners[0], corners[-1]
+        if first is None or last is None:
             raise InvalidPositionError(f"SGF {ident}[{value}] names no point (a pass)")
-        (r0, c0), (r1, c1) = corners[0], corners[-1]
+        (r0, c0), (r1, c1) = first, last
         points += [
             (r, c)
             for r in range(min(r0, r1), max(r0, r1) + 1)

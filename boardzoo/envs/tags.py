@@ -27,7 +27,7 @@ import sys
 import time
 from collections import namedtuple
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from numba import njit
 from numba.core import event
@@ -63,7 +63,7 @@ def game_tag(game: Any, **variant: Any) -> tuple:
     return _TAGS[key]()
 
 
-def _new_tag_class(game_class: type, variant: dict[str, Any]) -> type:
+def _new_tag_class(game_class: Any, variant: dict[str, Any]) -> type:
     if not _cacheable(game_class, variant):
         name = f"{game_class.__name__}_{next(_counter)}"
         return _tag_class(name, game_class, variant, cacheable=False)
@@ -104,7 +104,7 @@ def _cacheable(game_class: type, variant: dict[str, Any]) -> bool:
     from boardzoo.envs.registry import GAMES
 
     return (game_class.__module__.startswith("boardzoo.")
-            and GAMES.get(getattr(game_class, "name", None)) is game_class
+            and GAMES.get(getattr(game_class, "name", "")) is game_class
             and all(key.isalnum() and isinstance(value, str) and value.isidentifier()
                     and "__" not in value for key, value in variant.items()))
 
@@ -115,7 +115,7 @@ def _tag_name(game_name: str, variant: dict[str, str]) -> str:
 
 
 def _tag_class(name: str, game_class: type, variant: dict[str, Any], cacheable: bool) -> type:
-    tag_class = namedtuple(name, [], module=__name__)  # type: ignore[misc]
+    tag_class: Any = cast(type, namedtuple(name, [], module=__name__))
     tag_class.game = game_class
     tag_class.variant = dict(variant)
     tag_class.cacheable = cacheable
@@ -190,39 +190,39 @@ class _CompileNotice(event.Listener):
 
 # ----------------------------------------------------------------- the rules' kernels
 def legal_mask(tag, state, out):
-    """``legal_mask_kernel`` of the tag's game: fills ``out``, returns the count."""
-    return tag_game(tag).legal_mask_kernel(state, out)
+    """The tag's game's ``legal_mask`` kernel: fills ``out``, returns the count."""
+    return tag_game(tag).kernels.legal_mask(state, out)
 
 
 def apply(tag, state, action):
-    """``apply_kernel`` of the tag's game: plays ``action`` on ``state`` in place."""
-    tag_game(tag).apply_kernel(state, action)
+    """The tag's game's ``apply`` kernel: plays ``action`` on ``state`` in place."""
+    tag_game(tag).kernels.apply(state, action)
 
 
 def playout(tag, state, rng):
-    """``playout_kernel`` of the tag's game: random moves to the end; the outcome code."""
-    return tag_game(tag).playout_kernel(state, rng)
+    """The tag's game's ``playout`` kernel: random moves to the end; the outcome code."""
+    return tag_game(tag).kernels.playout(state, rng)
 
 
 def playout_trace(tag, state, rng, trace):
-    """``playout_trace_kernel`` of the tag's game: a playout that records its moves."""
-    return tag_game(tag).playout_trace_kernel(state, rng, trace)
+    """The tag's game's ``playout_trace`` kernel: a playout that records its moves."""
+    return tag_game(tag).kernels.playout_trace(state, rng, trace)
 
 
 def observe(tag, state, seat, out):
-    """``observe_kernel`` of the tag's game: fills ``out`` from ``seat``'s view."""
-    tag_game(tag).observe_kernel(state, seat, out)
+    """The tag's game's ``observe`` kernel: fills ``out`` from ``seat``'s view."""
+    tag_game(tag).kernels.observe(state, seat, out)
 
 
 @overload(legal_mask)
 def _legal_mask(tag, state, out):
-    kernel = tag_game(tag).legal_mask_kernel
+    kernel = tag_game(tag).kernels.legal_mask
     return lambda tag, state, out: kernel(state, out)
 
 
 @overload(apply)
 def _apply(tag, state, action):
-    kernel = tag_game(tag).apply_kernel
+    kernel = tag_game(tag).kernels.apply
 
     def impl(tag, state, action):
         kernel(state, action)
@@ -232,19 +232,19 @@ def _apply(tag, state, action):
 
 @overload(playout)
 def _playout(tag, state, rng):
-    kernel = tag_game(tag).playout_kernel
+    kernel = tag_game(tag).kernels.playout
     return lambda tag, state, rng: kernel(state, rng)
 
 
 @overload(playout_trace)
 def _playout_trace(tag, state, rng, trace):
-    kernel = tag_game(tag).playout_trace_kernel
+    kernel = tag_game(tag).kernels.playout_trace
     return lambda tag, state, rng, trace: kernel(state, rng, trace)
 
 
 @overload(observe)
 def _observe(tag, state, seat, out):
-    kernel = tag_game(tag).observe_kernel
+    kernel = tag_game(tag).kernels.observe
 
     def impl(tag, state, seat, out):
         kernel(state, seat, out)

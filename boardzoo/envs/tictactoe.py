@@ -28,6 +28,7 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
+    Kernels,
     make_random_playout,
     own_opponent_planes,
 )
@@ -100,11 +101,8 @@ class TicTacToe(Game):
     name = "tictactoe"
     knowledge = DeclaredKnowledge("boardzoo.knowledge.tictactoe:KNOWLEDGE")
     symmetry = "dihedral"
-    legal_mask_kernel = staticmethod(legal_mask_kernel)
-    apply_kernel = staticmethod(apply_kernel)
-    playout_kernel = staticmethod(playout_kernel)
-    playout_trace_kernel = staticmethod(playout_trace_kernel)
-    observe_kernel = staticmethod(observe_kernel)
+    kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
+                      playout_trace=playout_trace_kernel, observe=observe_kernel)
     position_format = '9 characters "X", "O", "." row-major from the top-left, e.g. "X...O...."'
 
     def __init__(self) -> None:

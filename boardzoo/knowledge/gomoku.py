@@ -347,29 +347,17 @@ def _add_near(state, n, move, near, size, listed):
 
 
 @njit(cache=True)
-def _random_near(state, rng, near, size):
-    """(a uniformly random empty cell of ``near[:size]`` or -1, the new size); occupied
+def _random_listed(state, rng, cells, size):
+    """(a uniformly random empty cell of ``cells[:size]`` or -1, the new size); occupied
     entries met on the way are dropped."""
     while size > 0:
         i = below(rng, size)
-        cell = near[i]
+        cell = cells[i]
         if state[CELLS + cell] == 0:
             return cell, size
         size -= 1
-        near[i] = near[size]
+        cells[i] = cells[size]
     return -1, size
-
-
-@njit(cache=True)
-def _random_empty(state, rng, empties, count):
-    """(a uniformly random empty cell, the new count); occupied entries are dropped."""
-    while True:
-        i = below(rng, count)
-        cell = empties[i]
-        if state[CELLS + cell] == 0:
-            return cell, count
-        count -= 1
-        empties[i] = empties[count]
 
 
 @njit(cache=True)
@@ -400,9 +388,9 @@ def _heuristic_playout(state, rng):
         if cell < 0:
             cell = _threat(state, 3 - colour, threats, counts, flagged)
         if cell < 0 and uniform(rng) < NEAR_PROBABILITY:
-            cell, near_count = _random_near(state, rng, near, near_count)
+            cell, near_count = _random_listed(state, rng, near, near_count)
         if cell < 0:
-            cell, empty_count = _random_empty(state, rng, empties, empty_count)
+            cell, empty_count = _random_listed(state, rng, empties, empty_count)
         apply_kernel(state, cell)
         near_count = _add_near(state, n, cell, near, near_count, listed)
         _new_threats(state, n, cell, threats, counts, flagged)

@@ -52,9 +52,6 @@ from numba import njit
 from boardzoo.envs.bitboard import popcount
 from boardzoo.envs.core import TO_PLAY
 from boardzoo.envs.othello import (
-    BLACK,
-    SIZE,
-    WHITE,
     final_disc_difference,
     flips,
     legal_moves,
@@ -186,8 +183,8 @@ def key_kernel(state):
 def exact_value(state: np.ndarray) -> int:
     """Final disc difference of a finished game from the side to move's view (the FFO
     convention: empty squares are counted for the winner)."""
-    seat = int(state[TO_PLAY])
-    return int(final_disc_difference(state[BLACK + seat], state[WHITE - seat], int(state[SIZE])))
+    player, opponent, size = player_boards(state)
+    return int(final_disc_difference(player, opponent, size))
 
 
 # ------------------------------------------------------------------------ rollout policy

@@ -61,7 +61,7 @@ def batch_kernels(game: Any) -> BatchKernels:
     """The batch kernels of ``game``'s class, compiled on first use in this process."""
     cls = type(game)
     if cls not in _CACHE:
-        _CACHE[cls] = _build(cls.legal_mask_kernel, cls.apply_kernel, cls.observe_kernel)
+        _CACHE[cls] = _build(cls.kernels.legal_mask, cls.kernels.apply, cls.kernels.observe)
     return _CACHE[cls]
 
 

@@ -93,7 +93,7 @@ class SingleAgentEnv(gym.Env):
         self._opponent_spec = opponent
         self._seat_spec = seat
         self.opponent = resolve_opponent(opponent, game=self.game)
-        self.seat = 0 if seat == "random" else seat
+        self.seat = 0 if seat == "random" else int(seat)
         self._rng = make_rng(None)
 
     @property

@@ -178,8 +178,8 @@ class BoardVectorEnv(VectorEnv):
                 first.reseed(seeds[0])
         else:  # agents built from a spec keep per-game state (trees): one per env
             self._opponents = [first] + [
-                resolve_opponent(spec, None if seeds is None else s)
-                for s in (seeds or [None] * self.num_envs)[1:]
+                resolve_opponent(spec, None if seeds is None else seeds[k])
+                for k in range(1, self.num_envs)
             ]
 
     def _restart(self, which: np.ndarray) -> None:
@@ -210,7 +210,7 @@ class BoardVectorEnv(VectorEnv):
         """Let a non-compiled opponent move in the envs of ``rows`` until the learner is to move."""
         while True:
             waiting = [
-                i
+                int(i)
                 for i in np.flatnonzero(rows)
                 if self._states[i, OUTCOME] == 0 and self._states[i, TO_PLAY] != self._seats[i]
             ]

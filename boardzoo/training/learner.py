@@ -20,7 +20,7 @@ from boardzoo.agents.alphazero.network import (
     pick_device,
     zero_subnormals,
 )
-from boardzoo.envs import make_game
+from boardzoo.envs.core import Game
 from boardzoo.executor import WorkerDiedError
 from boardzoo.torch_files import safe_torch_load, torch_bytes
 from boardzoo.training.config import TrainConfig
@@ -123,9 +123,8 @@ class LearnerInActor:
     device (``config.device``; "auto" takes the GPU Ray gave it), driven by
     :class:`ActorLearner`."""
 
-    def __init__(self, game: str, config: TrainConfig):
-        rules = make_game(game, **config.game_options)
-        net = AlphaZeroNet.for_game(rules, NetworkConfig(config.blocks, config.channels))
+    def __init__(self, game: Game, config: TrainConfig):
+        net = AlphaZeroNet.for_game(game, NetworkConfig(config.blocks, config.channels))
         self.learner = Learner(net.to(pick_device(config.device)), config)
 
     def fit(self, request: tuple[bytes | None, list[Batch], float]) -> tuple[dict, bytes]:

@@ -28,7 +28,6 @@ from boardzoo.agents.alphazero.network import (
     zero_subnormals,
 )
 from boardzoo.agents.mcts.summary import TreeSummary
-from boardzoo.envs import make_game
 from boardzoo.envs.core import Game, outcome_returns
 from boardzoo.training.config import TrainConfig
 
@@ -61,8 +60,8 @@ class SelfPlayWorker:
     with versioned weights; every game it plays records that version (the learner's step
     when the weights were taken) as ``network_step``."""
 
-    def __init__(self, game: str, config: TrainConfig):
-        self.game = make_game(game, **config.game_options)
+    def __init__(self, game: Game, config: TrainConfig):
+        self.game = game
         self.config = config
         self.net = AlphaZeroNet.for_game(self.game, NetworkConfig(config.blocks, config.channels))
         self.net.to(pick_device(config.device)).eval()

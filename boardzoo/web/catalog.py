@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from boardzoo.agents import make_agent
 from boardzoo.agents.base import Agent
+from boardzoo.checkpoints import KINDS, shipped_checkpoints
 from boardzoo.envs import GAMES, game_class, make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, InvalidOptionError
@@ -123,14 +124,11 @@ def checkpoints() -> tuple[dict[str, Any], ...]:
     """The shipped checkpoints: ``{"agent", "name", "game", "options"}`` each (options as
     text); empty when torch (the ``torch`` extra) is not installed."""
     try:
-        from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
-        from boardzoo.agents.ppo import checkpoint_path
-        from boardzoo.agents.ppo import shipped_checkpoints as shipped_policies
         from boardzoo.torch_files import safe_torch_load
     except ImportError:
         return ()
-    found = [("alphazero", name, path) for name, path in sorted(shipped_checkpoints().items())]
-    found += [("ppo", name, checkpoint_path(name)) for name in shipped_policies()]
+    found = [(kind, name, path) for kind in KINDS
+             for name, path in shipped_checkpoints(kind).items()]
     listed = []
     for agent, name, path in found:
         header = safe_torch_load(path, f"{agent} checkpoint")

@@ -114,7 +114,7 @@ def go_end(sgf: str, options: dict[str, Any]) -> tuple[list[int], str]:
     finished Go game given as SGF, from ``boardzoo gtp``'s own final_status_list and
     final_score (its ownership playouts), so the page and GTP controllers agree."""
     from boardzoo.envs import make_game
-    from boardzoo.gtp_engine import GoGtpEngine
+    from boardzoo.gtp.engine import GoGtpEngine
 
     game = make_game("go", **options)
     engine = GoGtpEngine(agent="random", board_size=int(options["board_size"]),

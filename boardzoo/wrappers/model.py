@@ -186,7 +186,7 @@ class GameModel(EnvModel):
         from boardzoo.rng import make_rng
 
         scratch = state.copy()
-        return outcome_returns(int(self.game.playout_kernel(scratch, make_rng(rng))))
+        return outcome_returns(int(self.game.kernels.playout(scratch, make_rng(rng))))
 
 
 class AECState(NamedTuple):

@@ -20,12 +20,13 @@ from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator, pi
 from boardzoo.agents.mcts.agent import MCTSAgent
 from boardzoo.agents.mcts.batched import BatchStats
 from boardzoo.agents.mcts.summary import TreeSummary
+from boardzoo.checkpoints import checkpoint_name, shipped_checkpoints
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.wrappers.model import EnvModel, GameModel, boardzoo_env
 
-__all__ = ["AlphaZeroAgent", "ShippedAlphaZero", "agent_from_spec", "checkpoint_name"]
+__all__ = ["AlphaZeroAgent", "ShippedAlphaZero", "agent_from_spec"]
 
 
 class AlphaZeroAgent(MCTSAgent):
@@ -149,21 +150,6 @@ class AlphaZeroAgent(MCTSAgent):
         return self._game_model
 
 
-def checkpoint_name(game: Game) -> str:
-    """The shipped checkpoint name for a game and its options: the game's name with its
-    default options, else with the board's size ("othello_6x6", "connect_four_5x6")."""
-    from boardzoo.envs import make_game
-
-    if game.key == make_game(game.name).key:
-        return game.name
-    options = game.options
-    if "board_size" in options:
-        return f"{game.name}_{options['board_size']}x{options['board_size']}"
-    if "rows" in options and "columns" in options:
-        return f"{game.name}_{options['rows']}x{options['columns']}"
-    return f"{game.name}_" + "_".join(f"{k}{v}" for k, v in sorted(options.items()))
-
-
 class ShippedAlphaZero:
     """``make_agent("alphazero")`` without a checkpoint (the gym view's ``opponent=
     "alphazero"``): plays each env with the shipped network for its game and board size,
@@ -192,10 +178,8 @@ class ShippedAlphaZero:
     def _checkpoint_for(game: Game) -> str:
         """The shipped checkpoint's name for ``game``; InvalidOptionError naming those that
         exist where there is none."""
-        from boardzoo.agents.alphazero.checkpoint import shipped_checkpoints
-
         name = checkpoint_name(game)
-        shipped = shipped_checkpoints()
+        shipped = shipped_checkpoints("alphazero")
         if name not in shipped:
             raise InvalidOptionError(
                 f"no shipped AlphaZero network for {game!r} (it would be named {name!r}); "

@@ -11,7 +11,7 @@ Writes are atomic (:func:`boardzoo.files.atomic_write_bytes`: a temporary file i
 folder, fsync, rename, fsync of the folder), so a crash never leaves a half-written file in
 place of a good one; loading goes through :func:`boardzoo.torch_files.safe_torch_load`, which
 runs no code. Every refusal is a :class:`~boardzoo.errors.CheckpointError`. Shipped
-checkpoints live in ``boardzoo/checkpoints/<name>.pt`` and are found by name.
+checkpoints are found by name (:mod:`boardzoo.checkpoints`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
-from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import torch
 
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, zero_subnormals
+from boardzoo.checkpoints import shipped_checkpoints
 from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, CheckpointError, excerpt
@@ -39,13 +39,11 @@ __all__ = [
     "Checkpoint",
     "load_checkpoint",
     "save_checkpoint",
-    "shipped_checkpoints",
     "resolve_checkpoint",
 ]
 
 FORMAT = "boardzoo-alphazero"
 VERSION = 1
-SHIPPED_PACKAGE = "boardzoo.checkpoints"
 
 
 class Checkpoint(NamedTuple):
@@ -213,23 +211,10 @@ def _tuples(options: dict[str, Any]) -> dict[str, Any]:
     return {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
 
 
-def shipped_checkpoints() -> dict[str, Path]:
-    """Name -> path of every checkpoint shipped in the package (``boardzoo/checkpoints``)."""
-    try:
-        folder = resources.files(SHIPPED_PACKAGE)
-    except ModuleNotFoundError:
-        return {}
-    return {
-        entry.name[: -len(".pt")]: Path(str(entry))
-        for entry in folder.iterdir()
-        if entry.name.endswith(".pt") and not entry.name.startswith("ppo_")
-    }
-
-
 def resolve_checkpoint(name_or_path: str | os.PathLike) -> Path:
     """A shipped checkpoint's name ("tictactoe", ...) or a file path, as a path; an unknown
     name is a CheckpointError that lists the shipped ones."""
-    shipped = shipped_checkpoints()
+    shipped = shipped_checkpoints("alphazero")
     if str(name_or_path) in shipped:
         return shipped[str(name_or_path)]
     path = Path(name_or_path)

@@ -9,7 +9,6 @@ Input: the game's planes ``(H, W, C)`` from the side to move's view plus a const
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
 import torch
@@ -93,18 +92,14 @@ class AlphaZeroNet(nn.Module):
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits ``[B, A]``, values ``[B]``) for planes ``[B, H, W, C]``; values from the
-        side to move's view. Illegal actions are *not* masked here (see ``masked_logits``)."""
+        side to move's view. Illegal actions are *not* masked here: the loss and the evaluator
+        mask them."""
         x = planes.permute(0, 3, 1, 2)
         x = torch.cat([x, torch.ones_like(x[:, :1])], dim=1)
         x = self.tower(self.stem(x))
         logits = self.policy_fc(self.policy_conv(x).flatten(1))
         values = torch.tanh(self.value_fc(self.value_conv(x).flatten(1))).squeeze(-1)
         return logits, values
-
-
-def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-    """Logits with illegal actions (``masks`` False) at -inf."""
-    return logits.masked_fill(~masks, float("-inf"))
 
 
 def alphazero_loss(
@@ -191,7 +186,3 @@ class NetworkEvaluator:
             logits, values = self.net(planes.to(self.device))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
-
-def network_summary(net: AlphaZeroNet) -> dict[str, Any]:
-    """Shape and size of a network, for model cards and logs."""
-    return {**asdict(net.config), "parameters": sum(p.numel() for p in net.parameters())}

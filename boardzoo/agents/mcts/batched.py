@@ -426,7 +426,7 @@ class BatchedSearch:
     def _observations(tag: Any, model: Any, states: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The network's input planes of ``states[rows]`` (compiled where the game has an
         observation kernel)."""
-        if tag is not None and model.game.observe_kernel is not None:
+        if tag is not None and model.game.kernels.observe is not None:
             planes = np.empty((len(rows), *model.game.planes_shape), np.float32)
             observations(tag, states, rows, planes)
             return planes

@@ -80,7 +80,7 @@ def _simulate(tree, cfg, model, root, np_rng, forced_child) -> int:
             if node == 0 and forced_child >= 0
             else select_child(ints, floats, node, cfg)
         )
-        if rave:
+        if last_play is not None:  # (RAVE)
             last_play[ints[node, TO_MOVE], ints[child, ACTION]] = len(path) - 1
         state = model.step(state, int(ints[child, ACTION]))
         node = child

@@ -76,13 +76,13 @@ def _leaf_function(tag_class: type) -> Any:
     if traced:
         return _traced_rollout_leaf(_traced_playout(game, rollout), value)
     policy = getattr(knowledge, "playout_kernel", None) if rollout == "heuristic" else None
-    return _rollout_leaf(policy or game.playout_kernel, value)
+    return _rollout_leaf(policy or game.kernels.playout, value)
 
 
 def _traced_playout(game_class: Any, rollout: str) -> Any:
     """The playout with a trace of the rollout's policy (None: the game has none)."""
     knowledge = game_class.knowledge if rollout == "heuristic" else None
-    return getattr(knowledge, "playout_trace_kernel", None) or game_class.playout_trace_kernel
+    return getattr(knowledge, "playout_trace_kernel", None) or game_class.kernels.playout_trace
 
 
 @njit(cache=True)
@@ -147,7 +147,7 @@ def _move_priors(tag, state, mask, out, values):
 def _priors_function(tag_class: type) -> Any:
     game, kind = tag_game(tag_class), tag_variant(tag_class, "priors")
     if kind == "evaluation":
-        return _evaluation_priors(game.apply_kernel, game.knowledge.evaluate_kernel)
+        return _evaluation_priors(game.kernels.apply, game.knowledge.evaluate_kernel)
     if kind == "game":
         return game.knowledge.prior_kernel
     return uniform_priors

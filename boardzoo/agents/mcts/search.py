@@ -176,8 +176,9 @@ class MCTS:
         states, done = roots_array(model, list(roots)), np.zeros(count, np.int64)
         self.batcher.run(forest, self.compiled_config, model, states, targets, done, 1)
         for k in range(count):
-            if noise is not None and noise[k] is not None and self.config.dirichlet:
-                add_root_noise(forest.tree(k), *self.config.dirichlet, noise[k])
+            generator = None if noise is None else noise[k]
+            if generator is not None and self.config.dirichlet:
+                add_root_noise(forest.tree(k), *self.config.dirichlet, generator)
         targets[:] = simulations
         self.batcher.run(forest, self.compiled_config, model, states, targets, done, 1)
         return [summarize(forest.tree(k), model.num_actions, self.config.solver, lines=False)

@@ -108,7 +108,8 @@ def canonical_codes(codes: np.ndarray, to_move: np.ndarray | int) -> np.ndarray:
     white = np.expand_dims(np.asarray(to_move) == WHITE, -1)
     cells = np.where(white & (cells == BLACK), WHITE,
                      np.where(white & (cells == WHITE), BLACK, cells))
-    variants = [sum(cells[..., perm[k]] << (2 * k) for k in range(8)) for perm in _symmetries()]
+    variants = [np.sum([cells[..., perm[k]] << (2 * k) for k in range(8)], axis=0)
+                for perm in _symmetries()]
     return np.minimum.reduce(variants)
 
 

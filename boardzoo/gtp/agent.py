@@ -7,16 +7,31 @@ exact position, superko history included, whatever happened in between.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from boardzoo.envs.sgf import parse_sgf
 from boardzoo.errors import InvalidOptionError
-from boardzoo.gtp import GtpEngine, GtpError, find_gnugo
+from boardzoo.gtp.client import GtpEngine, GtpError
 from boardzoo.wrappers.model import boardzoo_env
 
-__all__ = ["GTPAgent", "GnuGoAgent", "gnugo_command"]
+__all__ = ["GTPAgent", "GnuGoAgent", "find_gnugo", "gnugo_command"]
+
+_GNUGO_FALLBACK = "/usr/games/gnugo"  # Debian's package puts it outside the usual PATH
+
+
+def find_gnugo() -> str | None:
+    """Path of the GNU Go executable (on PATH, or Debian's /usr/games/gnugo), or None."""
+    found = shutil.which("gnugo")
+    if found:
+        return found
+    if os.path.isfile(_GNUGO_FALLBACK) and os.access(_GNUGO_FALLBACK, os.X_OK):
+        return _GNUGO_FALLBACK
+    return None
+
 
 _GNUGO_KO_FLAGS = {
     "positional": "--positional-superko",
@@ -85,8 +100,8 @@ class GTPAgent:
         for colour, points in (("black", record.black_setup), ("white", record.white_setup)):
             for point in points:
                 engine.send(f"play {colour} {_vertex(point, raw.game)}")
-        for colour, point in record.moves:
-            engine.send(f"play {'black' if colour == 'B' else 'white'} {_vertex(point, raw.game)}")
+        for colour, move in record.moves:
+            engine.send(f"play {'black' if colour == 'B' else 'white'} {_vertex(move, raw.game)}")
         to_play = "black" if raw.agent_selection == raw.possible_agents[0] else "white"
         reply = engine.send(f"genmove {to_play}").strip().lower()
         return raw.str_to_action("pass" if reply == "resign" else reply)

@@ -1,6 +1,6 @@
 """boardzoo as a GTP 2 engine: ``boardzoo gtp`` plays Go on stdin/stdout for Sabaki, GoGui,
 KGS clients or any GTP controller (the client side, to drive other engines, is
-:mod:`boardzoo.gtp`).
+:mod:`boardzoo.gtp.client`).
 
 The engine keeps its own game (board, move history for ``undo``, superko history), asks its
 agent (an ``MCTSAgent`` by default, or any agent spec such as ``alphazero:...``) for
@@ -208,13 +208,13 @@ class GoGtpEngine:
     def clock_text(self) -> str:
         """One line: the time control in force and whether the engine ponders."""
         ponders = "ponders on the opponent's time" if self.ponders else "no pondering"
-        if self.clock is None and self.free_clock is None:
-            return f"no time limits (the agent's own budget per move); {ponders}"
-        if self.clock is None:
+        if self.clock is not None:
+            return (f"time control {self.clock.control}, {self.time_margin:g} s kept back per "
+                    f"move; {ponders}")
+        if self.free_clock is not None:
             return (f"no time limits set: {self.free_clock.control.per_move:g} s per move; "
                     f"{ponders}")
-        return (f"time control {self.clock.control}, {self.time_margin:g} s kept back per "
-                f"move; {ponders}")
+        return f"no time limits (the agent's own budget per move); {ponders}"
 
     # ---------------------------------------------------------------------- the position
     @property
@@ -253,7 +253,7 @@ class GoGtpEngine:
                 f"illegal move: {'BW'[seat]} {vertex} (occupied, suicide or a ko/superko "
                 f"repetition under ko={self.ko}, suicide={self.suicide})"
             )
-        self._game.apply_kernel(state, action)
+        self._game.kernels.apply(state, action)
         self._moves.append((seat, action))
         self._states.append(state)
 
@@ -302,7 +302,7 @@ class GoGtpEngine:
         state = self._states[0].copy()
         for mover, action in moves:
             state[TO_PLAY] = mover
-            self._game.apply_kernel(state, action)
+            self._game.kernels.apply(state, action)
         state[TO_PLAY] = seat
         return state
 
@@ -415,8 +415,8 @@ class GoGtpEngine:
                 self.free_clock, seat, spent - waited, 0.0)
         action = int(call_act(self.agent, env, self.last_clock))
         search = getattr(self.agent, "last_search", None)
-        resigns = self.resign_below is not None and search is not None
-        if resigns and search.value < self.resign_below:
+        if (self.resign_below is not None and search is not None
+                and search.value < self.resign_below):
             return None
         if action != pass_action and self._fills_own_eye(seat, action):
             action = self._best_other(search, seat, pass_action)

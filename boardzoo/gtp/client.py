@@ -1,5 +1,6 @@
 """A minimal client for the Go Text Protocol (GTP 2), to drive engines such as GNU Go.
 
+>>> from boardzoo.gtp import find_gnugo
 >>> path = find_gnugo()
 >>> if path:  # doctest: +SKIP
 ...     with GtpEngine([path, "--mode", "gtp", "--chinese-rules"]) as engine:
@@ -15,26 +16,13 @@ engine runs as a child process; close it with :meth:`GtpEngine.close` or a ``wit
 
 from __future__ import annotations
 
-import os
 import queue
-import shutil
 import subprocess
 import threading
 from collections.abc import Sequence
+from typing import IO, cast
 
-__all__ = ["GtpEngine", "GtpError", "find_gnugo"]
-
-_GNUGO_FALLBACK = "/usr/games/gnugo"  # Debian's package puts it outside the usual PATH
-
-
-def find_gnugo() -> str | None:
-    """Path of the GNU Go executable (on PATH, or Debian's /usr/games/gnugo), or None."""
-    found = shutil.which("gnugo")
-    if found:
-        return found
-    if os.path.isfile(_GNUGO_FALLBACK) and os.access(_GNUGO_FALLBACK, os.X_OK):
-        return _GNUGO_FALLBACK
-    return None
+__all__ = ["GtpEngine", "GtpError"]
 
 
 class GtpError(RuntimeError):
@@ -71,6 +59,9 @@ class GtpEngine:
             )
         except OSError as err:
             raise GtpError("(start)", f"cannot start engine {self.command!r}: {err}") from None
+        # the two pipes asked for above (Popen types them as optional)
+        self._stdin = cast(IO[str], self._process.stdin)
+        self._stdout = cast(IO[str], self._process.stdout)
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read_lines, daemon=True)
         self._reader.start()
@@ -87,8 +78,8 @@ class GtpEngine:
             raise GtpError(command, f"the engine has exited (code {self._process.returncode})",
                            engine_exited=True)
         try:
-            self._process.stdin.write(command + "\n")
-            self._process.stdin.flush()
+            self._stdin.write(command + "\n")
+            self._stdin.flush()
         except (BrokenPipeError, ValueError):
             raise GtpError(command, "the engine has exited", engine_exited=True) from None
         return self._reply(command)
@@ -125,7 +116,7 @@ class GtpEngine:
     def _read_lines(self) -> None:
         """Background reader: the engine's output lines, then None at its end."""
         try:
-            for line in self._process.stdout:
+            for line in self._stdout:
                 self._lines.put(line)
         except (OSError, ValueError):  # the stream was closed under us
             pass
@@ -137,8 +128,8 @@ class GtpEngine:
         process = self._process
         if process.poll() is None:
             try:
-                process.stdin.write("quit\n")
-                process.stdin.flush()
+                self._stdin.write("quit\n")
+                self._stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 pass
             try:
@@ -147,7 +138,7 @@ class GtpEngine:
                 process.kill()
                 process.wait()
         self._reader.join(timeout=1.0)  # the engine has exited: its output is at its end
-        for stream in (process.stdin, process.stdout):
+        for stream in (self._stdin, self._stdout):
             try:
                 stream.close()
             except OSError:

@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.bench.common import Row
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_seconds, paired
+from boardzoo.bench.envs import REFERENCES, label
 
 __all__ = ["bench_batched_search", "bench_network_split"]
 
 SIMULATIONS = 200
 BATCHES = (1, 64)
 PGX_IDS = {"connect_four": "connect_four", "othello": "othello", "go": "go_9x9"}
-GAME_OPTIONS = {"go": {"board_size": 9}}
 
 
 class UniformEvaluator:
@@ -43,7 +43,7 @@ def boardzoo_search(game: str, batch: int, evaluator: Any = None) -> tuple[Any, 
     from boardzoo.rng import make_rng
     from boardzoo.wrappers.model import EnvModel
 
-    env = make_env(game, **GAME_OPTIONS.get(game, {}))
+    env = make_env(game, **REFERENCES[game].options)
     env.reset(seed=0)
     model = EnvModel(env)
     rng = np.random.default_rng(0)
@@ -96,19 +96,7 @@ def mctx_search(game: str, batch: int) -> Any:
     return run
 
 
-def _interleaved_seconds(ours: Any, theirs: Any, repeats: int) -> tuple[list[float], list[float]]:
-    a, b = [], []
-    for _ in range(repeats):
-        for runs, work in ((a, ours), (b, theirs)):
-            start = time.perf_counter()
-            work()
-            runs.append(time.perf_counter() - start)
-    return a, b
-
-
-def bench_batched_search(game: str, repeats: int) -> list[Row]:
-    if game not in PGX_IDS:
-        return []
+def bench_batched_search(game: str, settings: Settings) -> list[Row]:
     try:
         import jax  # noqa: F401
         import mctx  # noqa: F401
@@ -118,24 +106,22 @@ def bench_batched_search(game: str, repeats: int) -> list[Row]:
     rows = []
     for batch in BATCHES:
         ours, _ = boardzoo_search(game, batch)
-        theirs = mctx_search(game, batch)
-        ours(), theirs()  # compile both first
-        mine, peer = _interleaved_seconds(ours, theirs, max(repeats, 3))
+        mine, peer = interleaved_seconds(ours, mctx_search(game, batch), settings,
+                                         max(settings.repeats, 3))
+        m = paired(mine, peer, lower_is_better=True)
         sims = batch * SIMULATIONS
         spread = (f"boardzoo {min(mine) * 1000:.0f}-{max(mine) * 1000:.0f} ms, mctx "
                   f"{min(peer) * 1000:.0f}-{max(peer) * 1000:.0f} ms per search")
         rows.append(Row(
-            game, f"batched search, {batch} x {SIMULATIONS} sims", "sims/s",
-            sims / statistics.median(mine), sims / statistics.median(peer),
-            "mctx + pgx (JAX, CPU)", 2.0 if batch > 1 else 1.0,
-            f"uniform evaluator, medians of {len(mine)} interleaved runs; {spread}"))
+            label(game), f"batched search, {batch} x {SIMULATIONS} sims", "sims/s",
+            sims / m.ours, sims / m.theirs, "mctx + pgx (JAX, CPU)", 2.0 if batch > 1 else 1.0,
+            f"uniform evaluator, medians of {len(mine)} interleaved runs; {spread}",
+            spread=m.spread))
     return rows
 
 
-def bench_network_split(game: str, repeats: int) -> list[Row]:
+def bench_network_split(game: str, settings: Settings) -> list[Row]:
     """The shipped Connect Four network at B = 64: the search's own share of the time."""
-    if game != "connect_four":
-        return []
     try:
         import torch
     except ImportError:
@@ -148,7 +134,7 @@ def bench_network_split(game: str, repeats: int) -> list[Row]:
     run, search = boardzoo_search(game, 64, NetworkEvaluator(net))
     run()
     shares, rates = [], []
-    for _ in range(max(repeats, 3)):
+    for _ in range(max(settings.repeats, 3)):
         search.batcher.stats = type(search.batcher.stats)()
         start = time.perf_counter()
         run()
@@ -163,4 +149,9 @@ def bench_network_split(game: str, repeats: int) -> list[Row]:
         f"the network's (target at most 15%)")]
 
 
-BENCHMARKS = [bench_batched_search, bench_network_split]
+BENCHMARKS = [
+    Benchmark(bench_batched_search, "batched search against mctx", tuple(PGX_IDS),
+              in_quick=False),
+    Benchmark(bench_network_split, "batched search with the shipped network",
+              ("connect_four",)),
+]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections.abc import Callable
 
 from boardzoo.agents import MCTSAgent
-from boardzoo.bench.common import Row
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_seconds, paired
 from boardzoo.bench.envs import REFERENCES, label
 from boardzoo.envs import make_env
 
@@ -30,8 +31,8 @@ TARGETS = {
 EXTRA_GO_SIZES = (7, 13, 19)
 
 
-def ours_seconds(game: str, options: dict, repeats: int) -> float:
-    """Median seconds of one search (compilation excluded: the agent warms up first)."""
+def ours_search(game: str, options: dict) -> Callable[[], object]:
+    """One 1000-simulation search from the initial position per call."""
     env = make_env(game, **options)
     env.reset()
     agent = MCTSAgent(
@@ -43,11 +44,13 @@ def ours_seconds(game: str, options: dict, repeats: int) -> float:
         reuse_tree=False,
         seed=0,
     )
-    agent.search(env)
-    return statistics.median(agent.search(env).seconds for _ in range(repeats))
+    return lambda: agent.search(env)
 
 
-def openspiel_seconds(name: str, options: dict, repeats: int) -> float | None:
+def openspiel_search(name: str | None, options: dict) -> Callable[[], object] | None:
+    """OpenSpiel's C++ bot's 1000-simulation search per call (None: not installed)."""
+    if name is None:
+        return None
     try:
         import pyspiel
     except ImportError:
@@ -56,43 +59,45 @@ def openspiel_seconds(name: str, options: dict, repeats: int) -> float | None:
     evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
     bot = pyspiel.MCTSBot(game, evaluator, math.sqrt(2), SIMULATIONS, 1000, False, 0, False)
     state = game.new_initial_state()
-    bot.step(state)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        bot.step(state)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return lambda: bot.step(state)
 
 
-def bench_mcts(game: str, repeats: int) -> list[Row]:
+def _row(game: str, options: dict, spiel_options: dict, name: str, target: float | None,
+         settings: Settings) -> Row:
+    ours = ours_search(game, options)
+    theirs = openspiel_search(REFERENCES[game].openspiel, spiel_options)
+    if theirs is None:
+        ours()  # the warm-up
+        seconds = statistics.median(_seconds(ours) for _ in range(settings.repeats))
+        return Row(name, "MCTS 1000 sims", "sims/s", SIMULATIONS / seconds, None,
+                   "OpenSpiel not installed", target, f"{seconds:.4f} s per 1000 simulations")
+    a, b = interleaved_seconds(ours, theirs, settings)
+    m = paired(a, b, lower_is_better=True)
+    return Row(name, "MCTS 1000 sims", "sims/s", SIMULATIONS / m.ours, SIMULATIONS / m.theirs,
+               "OpenSpiel C++ MCTSBot", target, f"{m.ours:.4f} s per 1000 simulations",
+               spread=m.spread)
+
+
+def _seconds(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def bench_mcts(game: str, settings: Settings) -> list[Row]:
     ref = REFERENCES[game]
-    configs = [(ref.options, ref.openspiel_options, label(game), TARGETS.get(game))]
-    if game == "go":  # reported, no target
-        configs += [({"board_size": n}, {"board_size": n}, f"go {n}x{n}", None)
-                    for n in EXTRA_GO_SIZES]
-    rows = []
-    for options, spiel_options, name, target in configs:
-        ours, theirs = [], []
-        for _ in range(repeats):  # alternate, so machine noise hits both
-            ours.append(ours_seconds(game, options, 1))
-            theirs.append(openspiel_seconds(ref.openspiel, spiel_options, 1))
-        ours_rate = SIMULATIONS / statistics.median(ours)
-        theirs_rate = None if theirs[0] is None else SIMULATIONS / statistics.median(theirs)
-        note = f"{statistics.median(ours):.4f} s per 1000 simulations"
-        rows.append(
-            Row(
-                name,
-                "MCTS 1000 sims",
-                "sims/s",
-                ours_rate,
-                theirs_rate,
-                "OpenSpiel C++ MCTSBot" if theirs_rate else "OpenSpiel not installed",
-                target,
-                note,
-            )
-        )
-    return rows
+    return [_row(game, ref.options, ref.openspiel_options, label(game), TARGETS.get(game),
+                 settings)]
 
 
-BENCHMARKS = [bench_mcts]
+def bench_mcts_go_sizes(game: str, settings: Settings) -> list[Row]:
+    """Go on other boards than 9x9 (reported, no target)."""
+    return [_row(game, {"board_size": n}, {"board_size": n}, f"go {n}x{n}", None, settings)
+            for n in EXTRA_GO_SIZES]
+
+
+BENCHMARKS = [
+    Benchmark(bench_mcts, "MCTS 1000 sims"),
+    Benchmark(bench_mcts_go_sizes, "MCTS 1000 sims, Go 7x7, 13x13, 19x19", ("go",),
+              in_quick=False),
+]

@@ -1,67 +1,115 @@
-"""``boardzoo bench``: run every benchmark, print a table of ratios, optionally save JSON."""
+"""``boardzoo bench``: run the benchmarks with a progress line, print each row as it is
+measured and the table at the end, optionally save JSON."""
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict
+import time
+from dataclasses import asdict, replace
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardzoo.bench import alphazero, envs, labels, mcts, rl
-from boardzoo.bench.common import Row
+from boardzoo.bench import alphazero, batched, envs, labels, mcts, rl, startup
+from boardzoo.bench.common import EVERY_GAME, FULL, QUICK, Benchmark, Row, Settings
 from boardzoo.errors import UnknownGameError
 from boardzoo.files import atomic_write_text
 
-SUITES = [*envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS,
-          *labels.BENCHMARKS]
+SUITES: list[Benchmark] = [
+    *envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS,
+    *labels.BENCHMARKS, *batched.BENCHMARKS, *startup.BENCHMARKS,
+]
 
 
-def collect(game: str | None, repeats: int, console: Console) -> list[Row]:
+def plan(game: str | None, settings: Settings) -> tuple[list[tuple[str, Benchmark]], list[str]]:
+    """The (game, benchmark) pairs a run measures, in order, and what ``--quick`` leaves
+    out of it."""
+    names = [game] if game else list(envs.REFERENCES)
     if game is not None and game not in envs.REFERENCES:
         raise UnknownGameError(f"no benchmarks for {game!r}; games: {', '.join(envs.REFERENCES)}")
-    rows = []
-    for name in [game] if game else list(envs.REFERENCES):
+    if game is None:
+        names.append(EVERY_GAME)
+    pairs, left_out = [], []
+    for name in names:
         for bench in SUITES:
-            with console.status(f"{name}: {bench.__name__}"):
-                rows.extend(bench(name, repeats))
+            if not _applies(bench, name):
+                continue
+            if settings.quick and not bench.in_quick:
+                left_out.append(bench.title)
+            elif settings.quick and bench.quick_games and name not in bench.quick_games:
+                left_out.append(bench.quick_drops
+                                or f"{bench.title} except on {', '.join(bench.quick_games)}")
+            else:
+                pairs.append((name, bench))
+                if settings.quick and bench.quick_drops:
+                    left_out.append(bench.quick_drops)
+    return pairs, list(dict.fromkeys(left_out))
+
+
+def _applies(bench: Benchmark, game: str) -> bool:
+    return game in bench.games if bench.games is not None else game != EVERY_GAME
+
+
+def collect(game: str | None, settings: Settings, console: Console) -> list[Row]:
+    """Every row of the run, each printed as one line as soon as it is measured, under a
+    progress line (the game and benchmark, how many of how many, the time so far)."""
+    pairs, _ = plan(game, settings)
+    rows: list[Row] = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("", total=len(pairs))
+        for name, bench in pairs:
+            progress.update(task, description=f"{name}: {bench.title}")
+            for row in bench.run(name, settings):
+                progress.console.print(_line(row))
+                rows.append(row)
+            progress.advance(task)
     return rows
 
 
-def print_table(rows: list[Row], console: Console) -> None:
-    table = Table(title="boardzoo bench (one thread; ratios measured in the same run)")
-    for column in (
-        "game",
-        "figure",
-        "boardzoo",
-        "reference",
-        "ratio",
-        "target",
-        "reference is",
-        "note",
-    ):
+def _line(row: Row) -> str:
+    """One row as a line of text (printed as the run goes)."""
+    against = "" if row.reference is None else (
+        f" vs {_figure(row.reference)} ({row.reference_name}): {_ratio(row)}{_verdict(row)}")
+    return f"{row.game:>14}  {row.figure}: {_figure(row.ours)} {row.unit}{against}"
+
+
+def print_table(rows: list[Row], console: Console, caption: str | None = None) -> None:
+    table = Table(title="boardzoo bench (one thread; ratios measured in the same run)",
+                  caption=caption)
+    for column in ("game", "figure", "boardzoo", "reference", "ratio (range)", "target",
+                   "reference is", "note"):
         table.add_column(
             column, justify="left" if column in ("game", "figure", "reference is") else "right"
         )
     for row in rows:
-        ratio = "-" if row.ratio is None else f"{row.ratio:.1f}x"
-        ok = (
-            ""
-            if row.target is None or row.ratio is None
-            else (" ok" if row.ratio >= row.target else " BELOW")
-        )
         table.add_row(
             row.game,
             row.figure,
             f"{_figure(row.ours)} {row.unit}",
             "-" if row.reference is None else _figure(row.reference),
-            ratio,
-            "-" if row.target is None else f">= {row.target:g}x{ok}",
+            _ratio(row),
+            "-" if row.target is None else f">= {row.target:g}x{_verdict(row)}",
             row.reference_name,
             row.note,
         )
     console.print(table)
+
+
+def _ratio(row: Row) -> str:
+    if row.ratio is None:
+        return "-"
+    spread = "" if row.spread is None else f" ({row.spread[0]:.1f}-{row.spread[1]:.1f})"
+    return f"{row.ratio:.1f}x{spread}"
+
+
+def _verdict(row: Row) -> str:
+    if row.target is None or row.ratio is None:
+        return ""
+    return " ok" if row.ratio >= row.target else " BELOW"
 
 
 def _figure(value: float) -> str:
@@ -69,11 +117,23 @@ def _figure(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def main(game: str | None = None, repeats: int = 3, out: str | None = None) -> int:
+def main(game: str | None = None, quick: bool = False, repeats: int | None = None,
+         out: str | None = None) -> int:
+    """Run the benchmarks of ``game`` (None: all); ``quick``: the short run; ``repeats``
+    overrides the repetitions per figure; ``out``: also write the rows as JSON there."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    settings = QUICK if quick else FULL
+    if repeats is not None:
+        settings = replace(settings, repeats=repeats)
+    _, left_out = plan(game, settings)
     console = Console(width=max(Console().width, 130))
-    rows = collect(game, repeats, console)
-    print_table(rows, console)
+    start = time.perf_counter()
+    rows = collect(game, settings, console)
+    minutes = (time.perf_counter() - start) / 60
+    caption = f"{'--quick, ' if quick else ''}{settings.repeats} repetitions, {minutes:.1f} min"
+    if left_out:
+        caption += f"; left out by --quick: {'; '.join(left_out)}"
+    print_table(rows, console, caption)
     if out:
         atomic_write_text(out, json.dumps([{**asdict(r), "ratio": r.ratio} for r in rows],
                                           indent=2))

@@ -70,7 +70,7 @@ def test_play_refuses_a_network_of_another_game_before_the_first_move(monkeypatc
 
 def test_bench_quick_prints_ratios_and_what_it_left_out(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    assert main(["bench", "nim", "--quick", "--out", str(out)]) == 0
+    assert main(["bench", "tictactoe", "--quick", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "MCTS 1000 sims" in printed and "random playouts" in printed
     assert "left out by --quick: " in " ".join(printed.split())

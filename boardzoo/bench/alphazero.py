@@ -183,7 +183,7 @@ def bench_subnormal_weights(game: str, settings: Settings) -> list[Row]:
 
 
 BENCHMARKS = [
-    Benchmark(bench_alphazero_search, "AlphaZero search", (GAME,)),
+    Benchmark(bench_alphazero_search, "AlphaZero search", (GAME,), in_quick=False),
     Benchmark(bench_selfplay, "AlphaZero self-play processes", (GAME,), in_quick=False),
     Benchmark(bench_subnormal_weights, "AlphaZero 6x6 network", ("othello",)),
 ]

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_seconds, paired
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_rates
 from boardzoo.bench.envs import REFERENCES, label
 
 __all__ = ["bench_batched_search", "bench_network_split"]
@@ -103,21 +104,40 @@ def bench_batched_search(game: str, settings: Settings) -> list[Row]:
         import pgx  # noqa: F401
     except ImportError:
         return []
-    rows = []
-    for batch in BATCHES:
-        ours, _ = boardzoo_search(game, batch)
-        mine, peer = interleaved_seconds(ours, mctx_search(game, batch), settings,
-                                         max(settings.repeats, 3))
-        m = paired(mine, peer, lower_is_better=True)
-        sims = batch * SIMULATIONS
-        spread = (f"boardzoo {min(mine) * 1000:.0f}-{max(mine) * 1000:.0f} ms, mctx "
-                  f"{min(peer) * 1000:.0f}-{max(peer) * 1000:.0f} ms per search")
-        rows.append(Row(
-            label(game), f"batched search, {batch} x {SIMULATIONS} sims", "sims/s",
-            sims / m.ours, sims / m.theirs, "mctx + pgx (JAX, CPU)", 2.0 if batch > 1 else 1.0,
-            f"uniform evaluator, medians of {len(mine)} interleaved runs; {spread}",
-            spread=m.spread))
-    return rows
+    return [_batched_row(game, batch, settings) for batch in BATCHES]
+
+
+def _batched_row(game: str, batch: int, settings: Settings) -> Row:
+    """``batch`` searches against mctx's, warmed up, then timed in turn (at least three
+    times each)."""
+    ours, _ = boardzoo_search(game, batch)
+    theirs = mctx_search(game, batch)
+    sims = batch * SIMULATIONS
+    visits: dict[str, np.ndarray] = {}
+
+    def ours_visits() -> int:
+        visits["ours"] = np.array([summary.visits for summary in ours()], np.float64)
+        return sims
+
+    def their_visits() -> int:
+        visits["theirs"] = np.asarray(theirs(), np.float64)
+        return sims
+
+    m = interleaved_rates(ours_visits, their_visits,
+                          replace(settings, repeats=max(settings.repeats, 3)))
+    return Row(
+        label(game), f"batched search, {batch} x {SIMULATIONS} sims", "sims/s", m.ours,
+        m.theirs, "mctx + pgx (JAX, CPU)", 2.0 if batch > 1 else 1.0,
+        f"uniform evaluator; {sims / m.ours * 1000:.0f} ms a search, mctx "
+        f"{sims / m.theirs * 1000:.0f} ms; root visit shares differ by "
+        f"{_visit_difference(visits['ours'], visits['theirs']):.1%}", spread=m.spread)
+
+
+def _visit_difference(ours: np.ndarray, theirs: np.ndarray) -> float:
+    """The mean total-variation distance between the two searches' root visit shares
+    (``[B, A]`` visit counts each): 0 when both searches visit alike."""
+    shares = [v / v.sum(axis=1, keepdims=True) for v in (ours, theirs)]
+    return float(0.5 * np.abs(shares[0] - shares[1]).sum(axis=1).mean())
 
 
 def bench_network_split(game: str, settings: Settings) -> list[Row]:
@@ -134,7 +154,7 @@ def bench_network_split(game: str, settings: Settings) -> list[Row]:
     run, search = boardzoo_search(game, 64, NetworkEvaluator(net))
     run()
     shares, rates = [], []
-    for _ in range(max(settings.repeats, 3)):
+    for _ in range(settings.repeats):
         search.batcher.stats = type(search.batcher.stats)()
         start = time.perf_counter()
         run()
@@ -153,5 +173,5 @@ BENCHMARKS = [
     Benchmark(bench_batched_search, "batched search against mctx", tuple(PGX_IDS),
               in_quick=False),
     Benchmark(bench_network_split, "batched search with the shipped network",
-              ("connect_four",)),
+              ("connect_four",), in_quick=False),
 ]

@@ -52,13 +52,9 @@ class Row:
     def ratio(self) -> float | None:
         if self.reference is None:
             return None
-        return _ratio(self.ours, self.reference, self.lower_is_better)
-
-
-def _ratio(ours: float, reference: float, lower_is_better: bool) -> float | None:
-    if lower_is_better:
-        return reference / ours if ours > 0 else None
-    return ours / reference if reference > 0 else None
+        if self.lower_is_better:
+            return self.reference / self.ours if self.ours > 0 else None
+        return self.ours / self.reference if self.reference > 0 else None
 
 
 class Benchmark(NamedTuple):
@@ -66,7 +62,7 @@ class Benchmark(NamedTuple):
     ``games``: the games it applies to (None: each game; :data:`EVERY_GAME`: once, when
     every game is benchmarked). Under ``--quick``: ``in_quick`` False leaves it out,
     ``quick_games`` (when given) are the only games it runs on, and ``quick_drops`` says
-    what the benchmark itself leaves out."""
+    what ``--quick`` leaves out of it (default: its title, when left out)."""
 
     run: Callable[[str, Settings], list[Row]]
     title: str
@@ -85,10 +81,9 @@ class Paired(NamedTuple):
     spread: tuple[float, float] | None
 
 
-def paired(ours: list[float], theirs: list[float], lower_is_better: bool = False) -> Paired:
-    """The medians of two series measured in turn, and the range of their paired ratios."""
-    ratios = [r for a, b in zip(ours, theirs, strict=True)
-              if (r := _ratio(a, b, lower_is_better)) is not None]
+def paired(ours: list[float], theirs: list[float]) -> Paired:
+    """The medians of two rates measured in turn, and the range of their paired ratios."""
+    ratios = [a / b for a, b in zip(ours, theirs, strict=True) if b > 0]
     spread = (min(ratios), max(ratios)) if len(ratios) > 1 else None
     return Paired(statistics.median(ours), statistics.median(theirs), spread)
 
@@ -122,19 +117,3 @@ def interleaved_rates(ours: Callable[[], int], theirs: Callable[[], int],
         a.append(timed_rate(ours, window))
         b.append(timed_rate(theirs, window))
     return paired(a, b)
-
-
-def interleaved_seconds(ours: Callable[[], object], theirs: Callable[[], object],
-                        settings: Settings, repeats: int | None = None,
-                        ) -> tuple[list[float], list[float]]:
-    """Seconds of single calls of two workloads, each warmed up once, then called
-    alternately ``repeats`` times (default the settings')."""
-    ours(), theirs()
-    a: list[float] = []
-    b: list[float] = []
-    for _ in range(settings.repeats if repeats is None else repeats):
-        for runs, work in ((a, ours), (b, theirs)):
-            start = time.perf_counter()
-            work()
-            runs.append(time.perf_counter() - start)
-    return a, b

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from boardzoo.bench.common import (
     Benchmark,
@@ -31,6 +30,7 @@ from boardzoo.bench.common import (
     timed_rate,
 )
 from boardzoo.envs import make_env
+from boardzoo.envs.tags import game_function, game_tag, playout
 from boardzoo.rng import make_rng
 from boardzoo.wrappers.model import clone_aec_env
 
@@ -228,13 +228,13 @@ def openspiel_random_plies(game, rng: random.Random, games: int = 5) -> int:
     return plies
 
 
-@njit
-def compiled_playouts(playout_kernel, initial, rng, games):
+@game_function("the random-playout benchmark")
+def compiled_playouts(tag, initial, rng, games):
     """Random games from ``initial`` in a compiled loop (as search runs them); total plies."""
     plies = 0
     for _ in range(games):
         state = initial.copy()
-        playout_kernel(state, rng)
+        playout(tag, state, rng)
         plies += state[2] - initial[2]
     return plies
 
@@ -242,9 +242,9 @@ def compiled_playouts(playout_kernel, initial, rng, games):
 def bench_playouts(game: str, settings: Settings) -> list[Row]:
     ref = REFERENCES[game]
     rules = make_env(game, **ref.options).game
-    initial = rules.initial_state()
+    initial, tag = rules.initial_state(), game_tag(rules)
     rng = make_rng(0)
-    ours = lambda: int(compiled_playouts(rules.playout_kernel, initial, rng, 50))  # noqa: E731
+    ours = lambda: int(compiled_playouts(tag, initial, rng, 50))  # noqa: E731
     spiel = _openspiel_game(ref.openspiel, ref.openspiel_options)
     if spiel is None:
         return [Row(label(game), "random playouts", "plies/s", rate(ours, settings), None,

@@ -58,4 +58,4 @@ def bench_labels(game: str, settings: Settings) -> list[Row]:
                 f"{POSITIONS} positions of random play; {same}", spread=m.spread)]
 
 
-BENCHMARKS = [Benchmark(bench_labels, "labeller", (GAME,))]
+BENCHMARKS = [Benchmark(bench_labels, "labeller", (GAME,), in_quick=False)]

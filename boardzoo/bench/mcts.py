@@ -9,12 +9,10 @@ eyes; OpenSpiel's are uniform over legal moves).
 from __future__ import annotations
 
 import math
-import statistics
-import time
 from collections.abc import Callable
 
 from boardzoo.agents import MCTSAgent
-from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_seconds, paired
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_rates, rate
 from boardzoo.bench.envs import REFERENCES, label
 from boardzoo.envs import make_env
 
@@ -64,24 +62,20 @@ def openspiel_search(name: str | None, options: dict) -> Callable[[], object] | 
 
 def _row(game: str, options: dict, spiel_options: dict, name: str, target: float | None,
          settings: Settings) -> Row:
-    ours = ours_search(game, options)
+    ours = _units(ours_search(game, options))
     theirs = openspiel_search(REFERENCES[game].openspiel, spiel_options)
     if theirs is None:
-        ours()  # the warm-up
-        seconds = statistics.median(_seconds(ours) for _ in range(settings.repeats))
-        return Row(name, "MCTS 1000 sims", "sims/s", SIMULATIONS / seconds, None,
-                   "OpenSpiel not installed", target, f"{seconds:.4f} s per 1000 simulations")
-    a, b = interleaved_seconds(ours, theirs, settings)
-    m = paired(a, b, lower_is_better=True)
-    return Row(name, "MCTS 1000 sims", "sims/s", SIMULATIONS / m.ours, SIMULATIONS / m.theirs,
-               "OpenSpiel C++ MCTSBot", target, f"{m.ours:.4f} s per 1000 simulations",
-               spread=m.spread)
+        sims = rate(ours, settings)
+        return Row(name, "MCTS 1000 sims", "sims/s", sims, None, "OpenSpiel not installed",
+                   target, f"{SIMULATIONS / sims:.4f} s per 1000 simulations")
+    m = interleaved_rates(ours, _units(theirs), settings)
+    return Row(name, "MCTS 1000 sims", "sims/s", m.ours, m.theirs, "OpenSpiel C++ MCTSBot",
+               target, f"{SIMULATIONS / m.ours:.4f} s per 1000 simulations", spread=m.spread)
 
 
-def _seconds(work: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
+def _units(search: Callable[[], object]) -> Callable[[], int]:
+    """A search as a timed workload: its simulations are its units."""
+    return lambda: (search(), SIMULATIONS)[1]
 
 
 def bench_mcts(game: str, settings: Settings) -> list[Row]:

@@ -160,6 +160,8 @@ def bench_aec_user_loop(game: str, settings: Settings) -> list[Row]:
 
 
 BENCHMARKS = [
-    Benchmark(bench_vector_env, "vector env", quick_drops="SB3 SubprocVecEnv (Connect Four)"),
+    Benchmark(bench_vector_env, "vector env", quick_games=("connect_four",),
+              quick_drops="vector env rows other than Connect Four's, and its SB3 "
+              "SubprocVecEnv reference"),
     Benchmark(bench_aec_user_loop, "AEC user loop"),
 ]

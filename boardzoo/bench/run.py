@@ -7,6 +7,7 @@ import json
 import os
 import time
 from dataclasses import asdict, replace
+from typing import NamedTuple
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -36,15 +37,12 @@ def plan(game: str | None, settings: Settings) -> tuple[list[tuple[str, Benchmar
         for bench in SUITES:
             if not _applies(bench, name):
                 continue
-            if settings.quick and not bench.in_quick:
-                left_out.append(bench.title)
-            elif settings.quick and bench.quick_games and name not in bench.quick_games:
-                left_out.append(bench.quick_drops
-                                or f"{bench.title} except on {', '.join(bench.quick_games)}")
-            else:
+            if settings.quick and bench.quick_drops:
+                left_out.append(bench.quick_drops)
+            if not settings.quick or (bench.in_quick and name in (bench.quick_games or [name])):
                 pairs.append((name, bench))
-                if settings.quick and bench.quick_drops:
-                    left_out.append(bench.quick_drops)
+            elif not bench.quick_drops:
+                left_out.append(bench.title)
     return pairs, list(dict.fromkeys(left_out))
 
 
@@ -52,22 +50,36 @@ def _applies(bench: Benchmark, game: str) -> bool:
     return game in bench.games if bench.games is not None else game != EVERY_GAME
 
 
-def collect(game: str | None, settings: Settings, console: Console) -> list[Row]:
+class Collected(NamedTuple):
+    """A run's rows, and a line for each benchmark that failed (the run goes on)."""
+
+    rows: list[Row]
+    failures: list[str]
+
+
+def collect(game: str | None, settings: Settings, console: Console) -> Collected:
     """Every row of the run, each printed as one line as soon as it is measured, under a
     progress line (the game and benchmark, how many of how many, the time so far)."""
     pairs, _ = plan(game, settings)
     rows: list[Row] = []
+    failures: list[str] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("", total=len(pairs))
         for name, bench in pairs:
             progress.update(task, description=f"{name}: {bench.title}")
-            for row in bench.run(name, settings):
-                progress.console.print(_line(row))
+            try:
+                measured = bench.run(name, settings)
+            except Exception as err:  # reported at the end; the other rows still run
+                failures.append(f"{name}: {bench.title} failed: {err}")
+                progress.console.print(failures[-1], style="red", markup=False)
+                measured = []
+            for row in measured:
+                progress.console.print(_line(row), markup=False)
                 rows.append(row)
             progress.advance(task)
-    return rows
+    return Collected(rows, failures)
 
 
 def _line(row: Row) -> str:
@@ -128,13 +140,16 @@ def main(game: str | None = None, quick: bool = False, repeats: int | None = Non
     _, left_out = plan(game, settings)
     console = Console(width=max(Console().width, 130))
     start = time.perf_counter()
-    rows = collect(game, settings, console)
+    rows, failures = collect(game, settings, console)
     minutes = (time.perf_counter() - start) / 60
-    caption = f"{'--quick, ' if quick else ''}{settings.repeats} repetitions, {minutes:.1f} min"
+    times = "1 repetition" if settings.repeats == 1 else f"{settings.repeats} repetitions"
+    caption = f"{'--quick, ' if quick else ''}{times} per figure, {minutes:.1f} min"
     if left_out:
         caption += f"; left out by --quick: {'; '.join(left_out)}"
     print_table(rows, console, caption)
+    for failure in failures:
+        console.print(failure, style="red", markup=False)
     if out:
         atomic_write_text(out, json.dumps([{**asdict(r), "ratio": r.ratio} for r in rows],
                                           indent=2))
-    return 0
+    return 1 if failures else 0

@@ -315,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=None,
                        help="repetitions per figure, their median reported (default: 3; "
                        "--quick: 1)")
+    bench.add_argument("--only", default=None, metavar="SUITE[,SUITE]",
+                       help="only these benchmarks: envs, rl, mcts, alphazero, labels, "
+                       "batched, startup (default: all)")
     bench.add_argument("--out", default=None, help="also write the table as JSON here")
 
     compiling = commands.add_parser(
@@ -838,7 +841,9 @@ def run_bench(args: argparse.Namespace) -> int:
         raise InvalidOptionError(f"--repeats {args.repeats}: use an integer in 1..1000")
     if args.out is not None:
         _check_output(args.out, "--out")
-    return bench_main(game=args.game, quick=args.quick, repeats=args.repeats, out=args.out)
+    only = [name.strip() for name in args.only.split(",")] if args.only else None
+    return bench_main(game=args.game, quick=args.quick, repeats=args.repeats, out=args.out,
+                      only=only)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,8 +6,11 @@ from __future__ import annotations
 import itertools
 import time
 
+import pytest
+
 from boardzoo.bench.common import EVERY_GAME, FULL, QUICK, Settings, interleaved_rates, rate
-from boardzoo.bench.run import plan
+from boardzoo.bench.run import SUITES, plan
+from boardzoo.errors import InvalidOptionError
 
 
 def slow_first_call(name: str, calls: list[str], first_seconds: float = 0.5):
@@ -60,3 +63,11 @@ def test_quick_leaves_out_the_heaviest_and_says_so():
 def test_one_game_has_no_run_once_rows():
     pairs, _ = plan("nim", FULL)
     assert {game for game, _ in pairs} == {"nim"}
+
+
+def test_only_picks_suites_by_name():
+    pairs, _ = plan("connect_four", FULL, ["batched", "startup"])
+    assert {bench for _, bench in pairs} == {*SUITES["batched"], *SUITES["startup"]} - {
+        bench for bench in SUITES["startup"] if bench.games == (EVERY_GAME,)}
+    with pytest.raises(InvalidOptionError, match="--only gpu: no such benchmarks; use envs"):
+        plan(None, FULL, ["startup", "gpu"])

@@ -15,26 +15,34 @@ from rich.table import Table
 
 from boardzoo.bench import alphazero, batched, envs, labels, mcts, rl, startup
 from boardzoo.bench.common import EVERY_GAME, FULL, QUICK, Benchmark, Row, Settings
-from boardzoo.errors import UnknownGameError
+from boardzoo.errors import InvalidOptionError, UnknownGameError
 from boardzoo.files import atomic_write_text
 
-SUITES: list[Benchmark] = [
-    *envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS,
-    *labels.BENCHMARKS, *batched.BENCHMARKS, *startup.BENCHMARKS,
-]
+#: the benchmarks by module (``boardzoo bench --only startup,batched``), in run order
+SUITES: dict[str, list[Benchmark]] = {
+    "envs": envs.BENCHMARKS, "rl": rl.BENCHMARKS, "mcts": mcts.BENCHMARKS,
+    "alphazero": alphazero.BENCHMARKS, "labels": labels.BENCHMARKS,
+    "batched": batched.BENCHMARKS, "startup": startup.BENCHMARKS,
+}
 
 
-def plan(game: str | None, settings: Settings) -> tuple[list[tuple[str, Benchmark]], list[str]]:
+def plan(game: str | None, settings: Settings, only: list[str] | None = None,
+         ) -> tuple[list[tuple[str, Benchmark]], list[str]]:
     """The (game, benchmark) pairs a run measures, in order, and what ``--quick`` leaves
-    out of it."""
+    out of it; ``only``: these suites (None: all)."""
     names = [game] if game else list(envs.REFERENCES)
     if game is not None and game not in envs.REFERENCES:
         raise UnknownGameError(f"no benchmarks for {game!r}; games: {', '.join(envs.REFERENCES)}")
+    unknown = sorted(set(only or ()) - set(SUITES))
+    if unknown:
+        raise InvalidOptionError(f"--only {','.join(unknown)}: no such benchmarks; "
+                                 f"use {', '.join(SUITES)}")
     if game is None:
         names.append(EVERY_GAME)
+    chosen = [bench for suite in (only or SUITES) for bench in SUITES[suite]]
     pairs, left_out = [], []
     for name in names:
-        for bench in SUITES:
+        for bench in chosen:
             if not _applies(bench, name):
                 continue
             if settings.quick and bench.quick_drops:
@@ -57,10 +65,11 @@ class Collected(NamedTuple):
     failures: list[str]
 
 
-def collect(game: str | None, settings: Settings, console: Console) -> Collected:
-    """Every row of the run, each printed as one line as soon as it is measured, under a
-    progress line (the game and benchmark, how many of how many, the time so far)."""
-    pairs, _ = plan(game, settings)
+def collect(pairs: list[tuple[str, Benchmark]], settings: Settings,
+            console: Console) -> Collected:
+    """The rows of the (game, benchmark) ``pairs`` (see :func:`plan`), each printed as one
+    line as soon as it is measured, under a progress line (the game and benchmark, how many
+    of how many, the time so far)."""
     rows: list[Row] = []
     failures: list[str] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -130,17 +139,18 @@ def _figure(value: float) -> str:
 
 
 def main(game: str | None = None, quick: bool = False, repeats: int | None = None,
-         out: str | None = None) -> int:
+         out: str | None = None, only: list[str] | None = None) -> int:
     """Run the benchmarks of ``game`` (None: all); ``quick``: the short run; ``repeats``
-    overrides the repetitions per figure; ``out``: also write the rows as JSON there."""
+    overrides the repetitions per figure; ``out``: also write the rows as JSON there;
+    ``only``: these suites (:data:`SUITES`)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     settings = QUICK if quick else FULL
     if repeats is not None:
         settings = replace(settings, repeats=repeats)
-    _, left_out = plan(game, settings)
+    pairs, left_out = plan(game, settings, only)
     console = Console(width=max(Console().width, 130))
     start = time.perf_counter()
-    rows, failures = collect(game, settings, console)
+    rows, failures = collect(pairs, settings, console)
     minutes = (time.perf_counter() - start) / 60
     times = "1 repetition" if settings.repeats == 1 else f"{settings.repeats} repetitions"
     caption = f"{'--quick, ' if quick else ''}{times} per figure, {minutes:.1f} min"

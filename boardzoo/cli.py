@@ -305,8 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Runs the speed benchmarks (boardzoo.bench) and prints each "
         "figure next to its reference (PettingZoo, OpenSpiel, SB3, mctx) as a ratio, "
         "measured in turn after a warm-up, one row at a time under a progress line. The "
-        "full run of every game takes about FULL_MINUTES minutes on a 2-core machine; "
-        "--quick about QUICK_MINUTES.",
+        "full run of every game takes about 90 minutes on a 2-core machine; "
+        "--quick about one minute.",
     )
     bench.add_argument("game", nargs="?", default=None, help="only this game")
     bench.add_argument("--quick", action="store_true",

@@ -28,7 +28,7 @@ def slow_first_call(name: str, calls: list[str], first_seconds: float = 0.5):
 def test_the_warm_up_is_not_timed():
     """Timed with its slow first call, the rate would be 2 units/s; warmed up, hundreds."""
     calls: list[str] = []
-    assert rate(slow_first_call("ours", calls), Settings(repeats=2, seconds=0.05)) > 50
+    assert rate(slow_first_call("ours", calls), Settings(repeats=1, seconds=0.05)) > 20
     assert len(calls) > 3
 
 
@@ -37,7 +37,7 @@ def test_ours_and_the_reference_warm_up_then_alternate():
     measured = interleaved_rates(slow_first_call("ours", calls),
                                  slow_first_call("theirs", calls),
                                  Settings(repeats=3, seconds=0.02))
-    assert measured.ours > 50 and measured.theirs > 50
+    assert measured.ours > 20 and measured.theirs > 20
     turns = [name for name, _ in itertools.groupby(calls)]
     assert turns == ["ours", "theirs"] * 4  # the warm-ups, then three timed turns each
     assert measured.spread is not None and measured.spread[0] <= measured.spread[1]

@@ -116,7 +116,7 @@ def _batched_row(game: str, batch: int, settings: Settings) -> Row:
     visits: dict[str, np.ndarray] = {}
 
     def ours_visits() -> int:
-        visits["ours"] = np.array([summary.visits for summary in ours()], np.float64)
+        visits["ours"] = np.array([summary.visit_counts() for summary in ours()])
         return sims
 
     def their_visits() -> int:

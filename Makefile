@@ -9,7 +9,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
 
-.PHONY: arena test typecheck test-fast test-slow bench clean
+.PHONY: arena test typecheck test-fast test-slow bench docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -22,6 +22,7 @@ $(ARENA_STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PIP_INSTALL) -e ".[arena]"
+	$(VENV)/bin/boardzoo compile connect_four
 	touch $(ARENA_STAMP)
 
 arena: $(ARENA_STAMP)
@@ -43,5 +44,9 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(VENV)/bin/boardzoo bench
 
+# the docs site in strict mode into site/ (open site/index.html); the fast suite builds it too
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist site *.egg-info .pytest_cache

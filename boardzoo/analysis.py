@@ -121,6 +121,7 @@ class Analysis:
         return out
 
 
+#: the live hook ``on_progress(analysis)`` a running search calls between rounds
 ProgressFn = Callable[[Analysis], None]
 
 

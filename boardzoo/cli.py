@@ -340,6 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to bind (default: %(default)s, this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="default: %(default)s")
     serve.add_argument("--open", action="store_true", help="open the page in a browser")
+    serve.add_argument("--allow-remote", action="append", default=[], metavar="NAME",
+                       help="serve beyond this machine on purpose (with --host 0.0.0.0 or an "
+                       "external address): NAME is the host name or address browsers will use; "
+                       "repeatable")
     return parser
 
 
@@ -441,7 +445,7 @@ def run_arena(args: argparse.Namespace) -> int:
             f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
-        with console.status("compiling kernels (first run only)..."):
+        with console.status("preparing the agents (compiled once per installation)..."):
             _warm_up(game, options, agents.values())
         columns = (
             TextColumn("{task.description}"),
@@ -805,7 +809,7 @@ def run_serve(args: argparse.Namespace) -> int:
             f"boardzoo serve needs the web extra: pip install 'boardzoo[web]' ({err})") from None
     from boardzoo.web import serve
 
-    serve(args.host, args.port, open_browser=args.open)
+    serve(args.host, args.port, open_browser=args.open, allow_remote=args.allow_remote)
     return 0
 
 

@@ -43,6 +43,7 @@ from boardzoo.errors import InvalidOptionError, excerpt, os_reason
 __all__ = ["BACKENDS", "Executor", "LocalExecutor", "RayActor", "RayExecutor", "WorkerDiedError",
            "WorkerPool", "make_executor"]
 
+#: where work runs: local processes (the default) or a Ray cluster
 BACKENDS = ("local", "ray")
 #: a Ray instance started here: its object store (weights and game records are small)
 LOCAL_RAY_OBJECT_STORE_BYTES = 512 * 2**20

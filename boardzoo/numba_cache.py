@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -43,12 +44,20 @@ def source_hash() -> str:
 
 
 def cache_dir() -> Path:
-    """The folder compiled code of this boardzoo source is cached in."""
+    """The folder compiled code of this boardzoo source is cached in (with no home folder
+    to put it in: the system's temporary folder)."""
     root = os.environ.get("BOARDZOO_CACHE_DIR")
     if not root:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(_home(), ".cache")
         root = os.path.join(base, "boardzoo")
     return Path(root) / f"numba-{numba.__version__}" / source_hash()
+
+
+def _home() -> str:
+    try:
+        return str(Path.home())
+    except RuntimeError:  # no HOME and no password entry
+        return tempfile.gettempdir()
 
 
 class _BoardzooCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):

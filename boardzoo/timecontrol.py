@@ -41,8 +41,10 @@ import inspect
 import math
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -64,9 +66,12 @@ __all__ = [
     "monotonic",
     "move_budget",
     "thinking_moves_left",
+    "watch_stop",
 ]
 
 _CLOCK_MONOTONIC = 1 if sys.platform.startswith("linux") else 6  # 6 on macOS
+#: how often (seconds) :func:`watch_stop` looks at its ``stop`` event
+STOP_POLL = 0.02
 
 if config.DISABLE_JIT:
     _clock_gettime = ctypes.CDLL(ctypes.util.find_library("c")).clock_gettime
@@ -88,6 +93,32 @@ def monotonic() -> float:
 #: seconds kept back from every hard limit for the time between the agent's answer and the
 #: clock being stopped (returning, the env's step, a GTP line)
 SAFETY_MARGIN = 0.02
+
+
+@contextmanager
+def watch_stop(stop: Any, flags: np.ndarray, slot: int) -> Iterator[None]:
+    """While the block runs, a thread sets ``flags[slot] = 1`` once ``stop`` (a
+    ``threading.Event``, or anything with its ``wait``) is set: a compiled search running
+    without the GIL (``nogil=True``) reads that slot and stops. Without a ``stop``, no
+    thread."""
+    if stop is None:
+        yield
+        return
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.is_set():
+            if stop.wait(STOP_POLL):
+                flags[slot] = 1
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()
 
 
 class TimeControlError(InvalidOptionError):

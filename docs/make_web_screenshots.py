@@ -1,13 +1,15 @@
-"""Screenshots of `boardzoo serve` for docs/web.md: one page per game, a few moves in, taken
-while the agent searches (its analysis and heat-map live on the page).
+"""Screenshots of `boardzoo serve` for docs/web.md: every game at a desktop and a phone width,
+most taken while the agent searches (its analysis and heat-map live on the page), and a
+finished Go game with its score and dead stones.
 
 Run from a checkout with the dev extra and Debian's chromium::
 
-    .venv/bin/python docs/make_web_screenshots.py          # writes docs/images/web-*.png
+    .venv/bin/python docs/make_web_screenshots.py [GAME ...]   # writes docs/images/web-*.png
 """
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import sys
@@ -22,16 +24,22 @@ from boardzoo.web.app import create_app
 from boardzoo.web.security import loopback_hosts
 
 OUT = Path(__file__).resolve().parent / "images"
-# game -> (game options, opponent, its options, the person's clicks (cells), seconds to wait
-# into the agent's search before the picture; 0: after its reply)
+SIZES = {"desktop": {"width": 1360, "height": 820}, "phone": {"width": 390, "height": 844}}
+# name -> (game, game options, opponent, its options, a record to start from (None: the
+# start), the person's clicks (cells), seconds to wait into the agent's search before the
+# picture (0: after its reply))
 SCENES = {
-    "tictactoe": ({}, "mcts", {"time_limit": "4"}, [4], 1.0),
-    "nim": ({"heaps": "3,4,5", "max_take": "none"}, "alphabeta", {"time_limit": "1"}, [14],
-            0.0),
-    "connect_four": ({}, "mcts", {"time_limit": "6"}, [3, 3, 2], 3.0),
-    "othello": ({}, "mcts", {"time_limit": "6"}, [19, 18], 3.0),
-    "go": ({"board_size": "9"}, "mcts", {"time_limit": "6"}, [40, 20, 60], 3.0),
-    "gomoku": ({"board_size": "15"}, "mcts", {"time_limit": "6"}, [112, 113, 97], 3.0),
+    "tictactoe": ("tictactoe", {}, "random", {}, {"moves": [0, 3, 1, 4]}, [2], 0.0),
+    "nim": ("nim", {"heaps": "3,4,5", "max_take": "none"}, "alphabeta", {"time_limit": "1"},
+            None, [14], 0.0),
+    "connect_four": ("connect_four", {}, "mcts", {"time_limit": "6"}, None, [38, 31, 37], 3.0),
+    "othello": ("othello", {}, "mcts", {"time_limit": "6"}, None, [19, 18], 3.0),
+    "go": ("go", {"board_size": "9"}, "mcts", {"time_limit": "6"}, None, [40, 20, 60], 3.0),
+    "go-end": ("go", {"board_size": "5"}, "random", {},
+               {"moves": ["c1", "d1", "c2", "d2", "c3", "d3", "c4", "d4", "c5", "d5", "pass",
+                          "a3", "pass", "pass"]}, [], 0.0),
+    "gomoku": ("gomoku", {"board_size": "15"}, "mcts", {"time_limit": "6"}, None,
+               [112, 113, 97], 3.0),
 }
 
 
@@ -48,18 +56,22 @@ def serve() -> tuple[str, uvicorn.Server]:
     return f"http://127.0.0.1:{port}/", server
 
 
-def scene(page, url: str, game: str) -> None:
-    options, agent, agent_options, clicks, into_search = SCENES[game]
+def scene(page, url: str, name: str, path: Path) -> None:
+    game, options, agent, agent_options, record, clicks, into_search = SCENES[name]
     page.goto(url)
     expect(page.locator("#game option")).to_have_count(6, timeout=120_000)
     page.select_option("#game", game)
-    for name, value in options.items():
-        page.fill(f'.game-option[data-name="{name}"]', value)
+    for option, value in options.items():
+        page.fill(f'.game-option[data-name="{option}"]', value)
     page.select_option("#agent", agent)
-    for name, value in agent_options.items():
-        page.fill(f'.agent-option[data-name="{name}"]', value)
+    for option, value in agent_options.items():
+        page.fill(f'.agent-option[data-name="{option}"]', value)
+    if record is not None:
+        page.click("#load summary")
+        page.fill("#record", json.dumps(record))
     page.click("#start")
     status = page.locator("#status")
+    played = len(record["moves"]) if record else 0
     for k, cell in enumerate(clicks):
         expect(status).to_have_text(re.compile("^Your move"), timeout=300_000)
         target = page.locator(f'#board .cell.playable[data-cell="{cell}"]')
@@ -67,24 +79,34 @@ def scene(page, url: str, game: str) -> None:
             target = page.locator("#board .cell.playable").first
         target.click()
         if k < len(clicks) - 1:
-            expect(page.locator("#moves li")).to_have_count(2 * k + 2, timeout=300_000)
+            expect(page.locator("#moves .move")).to_have_count(played + 2 * k + 2,
+                                                               timeout=300_000)
     if into_search:  # a moment into the search, once its first report is on the page
-        expect(page.locator("#summary")).to_contain_text("simulations", timeout=300_000)
+        expect(page.locator("#summary")).to_contain_text("search so far", timeout=300_000)
         time.sleep(into_search)
-    else:  # a quick search: the position after the agent's reply, with its last analysis
-        expect(page.locator("#moves li")).to_have_count(2 * len(clicks), timeout=300_000)
-    page.screenshot(path=OUT / f"web-{game}.png")
+    elif clicks:  # a quick reply or a finished game: after it, with the last analysis
+        expect(status).to_have_text(re.compile("^(Your move|The game is over)"),
+                                    timeout=300_000)
+        page.wait_for_timeout(1500)
+    else:  # a finished game: once its dead stones are marked
+        expect(page.locator("#banner")).to_contain_text("marks", timeout=300_000)
+    if page.viewport_size["width"] > 1100:  # desktop: from the top, the header included
+        page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=path)
 
 
-def main(games: list[str]) -> None:
+def main(names: list[str]) -> None:
     OUT.mkdir(exist_ok=True)
     url, server = serve()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
-        page = browser.new_page(viewport={"width": 1360, "height": 820})
-        for game in games or list(SCENES):
-            scene(page, url, game)
-            print(f"wrote {OUT / f'web-{game}.png'}")
+        for name in names or list(SCENES):
+            for size, viewport in SIZES.items():
+                page = browser.new_page(viewport=viewport)
+                path = OUT / f"web-{name}-{size}.png"
+                scene(page, url, name, path)
+                page.close()
+                print(f"wrote {path}")
         browser.close()
     server.should_exit = True
 

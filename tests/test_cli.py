@@ -1,4 +1,4 @@
-"""The boardzoo command: arena (the main job), play, bench, and its error messages."""
+"""The boardzoo command: arena (a tournament with Elo ratings), play, bench, and its errors."""
 
 from __future__ import annotations
 

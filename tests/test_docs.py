@@ -4,7 +4,10 @@ user docs speak to users, and their links resolve."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,9 +74,29 @@ def test_relative_links_resolve():
     assert not broken, "\n".join(broken)
 
 
+def test_the_readme_code_runs_as_written(tmp_path):
+    """The README's Python blocks, as one script (the docs pages' rule, docs/conftest.py)."""
+    spec = importlib.util.spec_from_file_location("docs_conftest", DOCS / "conftest.py")
+    pages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pages)
+    script = pages.page_script((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert "MCTSAgent" in script and "make test" not in script
+    (tmp_path / "readme.py").write_text(script, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get(
+        "PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "readme.py"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "wins" in done.stdout or "draw" in done.stdout
+
+
+def test_the_readme_is_a_short_front_page():
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").split()) <= 700
+
+
 def test_readme_links_resolve():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for target in ("docs/getting-started.md", "docs/games.md", "docs/architecture.md",
+    for target in ("docs/tutorials/first-environment.md", "docs/games.md", "docs/architecture.md",
                    "docs/agents.md", "docs/arena.md", "docs/adding-a-game.md",
                    "benchmarks/README.md"):
         assert f"({target})" in readme and (ROOT / target).is_file(), target

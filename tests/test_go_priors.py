@@ -14,6 +14,7 @@ from boardzoo.agents.mcts.tree import ACTION, AMAF_N, AMAF_W
 from boardzoo.envs import make_env, make_game
 from boardzoo.errors import InvalidOptionError
 from boardzoo.knowledge import go as knowledge
+from boardzoo.wrappers.model import EnvModel
 from tests.test_go_knowledge import position, sgf_of
 
 
@@ -108,10 +109,9 @@ def test_puct_progressive_widening_and_rave_search_with_the_priors():
     default = MCTSAgent(simulations=50, seed=0)  # RAVE reads them for its prior visits
     default.act(env)
     assert default.last_search.prior == pytest.approx(expected)
-    uct = MCTSAgent(simulations=50, rave=False, seed=0)  # plain UCT: uniform priors
+    uct = MCTSAgent(simulations=50, rave=False, seed=0)  # UCT: the order of first visits
     uct.act(env)
-    legal = expected > 0
-    assert uct.last_search.prior[legal] == pytest.approx(1 / legal.sum())
+    assert uct.last_search.prior == pytest.approx(expected)
     widened = MCTSAgent(simulations=3, progressive_widening=True, seed=0)
     widened.act(env)  # the first children tried are the capture's
     assert widened.last_search.visits[3 * 7 + 4] >= 1
@@ -120,7 +120,7 @@ def test_puct_progressive_widening_and_rave_search_with_the_priors():
 def test_rave_prior_visits_start_each_child_at_its_heuristic_value():
     """Under RAVE with prior_visits, an unvisited child's AMAF value is its heuristic value
     (over prior_visits virtual visits), so the capture is the first child tried; without
-    them every unvisited child ties and the first legal point goes first."""
+    them too, since a node's children are tried in prior order."""
     env = make_env("go", board_size=7, komi=7.5)
     env.reset(options={"position": sgf_of(CAPTURE, to_play="B")})
     game, state = position(CAPTURE, to_play="B")
@@ -129,7 +129,7 @@ def test_rave_prior_visits_start_each_child_at_its_heuristic_value():
     seeded = MCTSAgent(simulations=2, rave=True, prior_visits=10, exact_solver=False, seed=0)
     seeded.act(env)
     assert seeded.last_search.visits[capture] == 1
-    tree = seeded.tree
+    tree = seeded.searcher(EnvModel(env)).tree
     for child in tree.children():
         action = int(tree.ints[child, ACTION])
         if seeded.last_search.visits[action] == 0:  # no playout has touched its AMAF value?
@@ -137,7 +137,9 @@ def test_rave_prior_visits_start_each_child_at_its_heuristic_value():
             assert n >= 10 and (n > 10 or w / n == pytest.approx(values[action]))
     plain = MCTSAgent(simulations=2, rave=True, prior_visits=0, exact_solver=False, seed=0)
     plain.act(env)
-    assert plain.last_search.visits[capture] == 0
+    assert plain.last_search.visits[capture] == 1
+    tree = plain.searcher(EnvModel(env)).tree
+    assert all(tree.floats[child, AMAF_N] <= 2 for child in tree.children())  # 2 sims, none virtual
 
 
 def test_go_searches_with_20_prior_visits_by_default_and_only_under_its_rave():

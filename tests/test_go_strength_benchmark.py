@@ -55,7 +55,7 @@ def test_each_feature_is_switched_on_one_side_only(feature, option, value):
 def test_patterns_compare_the_default_against_playouts_without_them():
     with_it, without = feature_agents("patterns", 0.25, seed=3, extra="c=0.5")
     assert isinstance(without, OnOtherPlayouts) and without.game_class is GoWithoutPatterns
-    assert isinstance(with_it, MCTSAgent) and with_it.c == 0.5
+    assert isinstance(with_it, MCTSAgent) and with_it.options["c"] == 0.5
     with pytest.raises(SystemExit, match="unknown feature 'semeai'"):
         feature_agents("semeai", 0.25, seed=3)
 
@@ -146,7 +146,7 @@ def test_the_search_s_playout_leaves_take_their_value_from_the_game_s_value_kern
     margin-shaded value for GoWithScore, the bare result for Go)."""
     for game, shaded in ((GoWithScore(board_size=5), True), (make_game("go", board_size=5),
                                                              False)):
-        tag = search_tag(game, "heuristic", None, rave, uses_priors=False)
+        tag = search_tag(game, "heuristic", None, rave)
         trace = np.empty(3 * 25 + 2, np.int64)
         values, results = [], []
         for seed in range(5):

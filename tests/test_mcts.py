@@ -26,7 +26,6 @@ from boardzoo.agents.mcts.tree import ACTION, DEPTH, LOSS, PROVEN, VISITS, WIN, 
 from boardzoo.arena import play_game
 from boardzoo.envs import make_env, make_game
 from boardzoo.errors import GameOverError, InvalidOptionError
-from boardzoo.rng import make_rng
 from boardzoo.wrappers.model import EnvModel
 
 DATA = Path(__file__).parent / "data"
@@ -46,9 +45,8 @@ def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list
         0,
         np.ones(3, bool),
         np.array(priors), np.zeros(3),
-        False,
         0.0,
-        make_rng(0),
+        0,  # the tie-break salt
     )
     tree.ints[0, VISITS] = 1  # the visit that expanded the root
     path, order = np.zeros(2, np.int64), []
@@ -57,12 +55,15 @@ def run_bandit(kind: int, c: float, priors, simulations: int) -> tuple[str, list
         arm = int(tree.ints[path[1], ACTION])
         order.append("ABC"[arm])
         backup(tree.ints, tree.floats, path, 2, VALUES[arm])
-    return "".join(order), tree.ints[1:4, VISITS].tolist()
+    arms = tree.ints[1:4, ACTION]  # children in prior order, equal priors in random order
+    return "".join(order), tree.ints[1:4, VISITS][np.argsort(arms)].tolist()
 
 
 def test_uct_bandit_matches_the_hand_calculation():
     order, visits = run_bandit(UCT, 1.4, (1 / 3, 1 / 3, 1 / 3), 12)
-    assert order == "ABCABACABAAA" and visits == [7, 3, 2]
+    # each arm once (equal priors: in random order), then UCB1's choices
+    assert sorted(order[:3]) == ["A", "B", "C"] and order[3:] == "ABACABAAA"
+    assert visits == [7, 3, 2]
     assert run_bandit(UCT, 1.4, (1 / 3, 1 / 3, 1 / 3), 400)[1] == [349, 35, 16]
 
 
@@ -152,14 +153,14 @@ def test_solver_choice_prefers_short_wins_and_long_losses():
     tree = Tree(16)
     ints = tree.ints
     expand(ints, tree.floats, tree.meta, 0, 0, np.ones(3, bool), np.full(3, 1 / 3),
-           np.zeros(3), False, 0.0, make_rng(0))
-    children = [1, 2, 3]  # actions 0, 1, 2
+           np.zeros(3), 0.0, 0)
+    children = [1, 2, 3]  # (equal priors: the actions in random order)
     ints[children, PROVEN] = LOSS
     ints[children, DEPTH] = [1, 5, 3]
-    assert agent._choose(summarize(tree, 3, solver=True), True, None) == 1
+    assert agent._choose(summarize(tree, 3, solver=True), True, None) == ints[2, ACTION]
     ints[children, PROVEN] = [WIN, LOSS, WIN]
     ints[children, DEPTH] = [3, 0, 1]
-    assert agent._choose(summarize(tree, 3, solver=True), True, None) == 2
+    assert agent._choose(summarize(tree, 3, solver=True), True, None) == ints[3, ACTION]
     path = np.array([0, 3], np.int64)
     propagate_proof(ints, path, 2)
     assert ints[0, PROVEN] == LOSS and ints[0, DEPTH] == 2  # a loss for the root's mover
@@ -416,12 +417,11 @@ def test_implicit_minimax_backs_up_heuristic_values_by_negamax():
     from boardzoo.agents.mcts.tree import MINIMAX
 
     tree = Tree(16)
-    ints, floats, meta, rng = tree.ints, tree.floats, tree.meta, make_rng(0)
-    expand(ints, floats, meta, 0, 0, np.ones(2, bool), np.full(2, 0.5), np.array([0.2, 0.1]),
-           False, 0.0, rng)
+    ints, floats, meta = tree.ints, tree.floats, tree.meta
+    priors = np.array([0.6, 0.4])  # children in prior order: row 1 is move 0, row 3 its 0
+    expand(ints, floats, meta, 0, 0, np.ones(2, bool), priors, np.array([0.2, 0.1]), 0.0, 0)
     # after root move 0, seat 1 chooses between values (for seat 1) 0.5 and -0.3
-    expand(ints, floats, meta, 1, 1, np.ones(2, bool), np.full(2, 0.5), np.array([0.5, -0.3]),
-           False, 0.0, rng)
+    expand(ints, floats, meta, 1, 1, np.ones(2, bool), priors, np.array([0.5, -0.3]), 0.0, 0)
     backup_minimax(ints, floats, np.array([0, 1, 3], np.int64), 3)
     assert floats[1, MINIMAX] == pytest.approx(-0.5)  # seat 0's view of move 0: seat 1 gets 0.5
     assert floats[0, MINIMAX] == pytest.approx(-0.1)  # the root's mover is seat 1: -max(-0.5, 0.1)

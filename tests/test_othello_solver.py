@@ -26,7 +26,6 @@ from boardzoo.envs.othello import (
     playout_kernel,
     position_key,
 )
-from boardzoo.knowledge import knowledge_for
 from boardzoo.knowledge import othello as knowledge
 from boardzoo.knowledge.othello import (
     REACH_EMPTIES,
@@ -96,9 +95,8 @@ def _random_position(game: Othello, empties: int, seed: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------- the solver
-def test_the_game_declares_this_knowledge_and_the_name_lookup_finds_it():
+def test_the_game_declares_this_knowledge():
     assert GAME.knowledge is knowledge.KNOWLEDGE and GAME.knowledge.solve is solve
-    assert knowledge_for("othello").solve is knowledge.solve  # the older name-based shim
 
 
 @pytest.mark.parametrize("number", range(1, 20))

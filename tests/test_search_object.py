@@ -84,7 +84,7 @@ def test_the_summary_reads_the_root_for_the_side_to_move():
     """A hand-built root: three children (actions 0, 1, 2) with visits and values."""
     tree = Tree(16)
     expand(tree.ints, tree.floats, tree.meta, 0, 0, np.ones(3, bool), np.array([0.5, 0.3, 0.2]),
-           np.zeros(3), False, 0.0, make_rng(0))
+           np.zeros(3), 0.0, 0)  # (children in prior order: actions 0, 1, 2)
     tree.ints[[1, 2, 3], 4] = [6, 3, 0]  # VISITS
     tree.floats[[1, 2, 3], 0] = [3.0, -3.0, 0.0]  # VALUE (summed, mover's view)
     tree.ints[0, 4] = 10
@@ -140,13 +140,13 @@ def test_one_rule_gives_the_solver_its_share_of_the_move(monkeypatch):
     clock's maximum, in both agents."""
     asked = []
 
-    def spy(knowledge, state, seconds):
+    def spy(knowledge, state, seconds, stop=None):
         asked.append(seconds)
         return None
 
     monkeypatch.setattr("boardzoo.agents.move.solve_if_affordable", spy)
     env = make_env("connect_four")
-    env.reset(options={"position": "4433221"})
+    env.reset(options={"position": "4455"})
     for agent in (MCTSAgent(time_limit=0.2, seed=0), AlphaBetaAgent(time_limit=0.2, seed=0)):
         agent.search(env)
     assert asked == pytest.approx([0.2 * SOLVER_SHARE] * 2)

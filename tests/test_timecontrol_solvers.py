@@ -26,7 +26,7 @@ class _FakeSolver:
     def __init__(self):
         self.limits = []
 
-    def __call__(self, state, time_limit):
+    def __call__(self, state, time_limit, stop=None):
         self.limits.append(time_limit)
         return Solution(0, 1, 10)
 
@@ -82,10 +82,10 @@ def test_loading_the_solvers_kernels_is_not_counted_as_a_slow_solve(monkeypatch)
     monkeypatch.setattr(knowledge_base, "_speeds", {})
 
     class _LoadsOnFirstCall(_FakeSolver):
-        def __call__(self, state, time_limit):
+        def __call__(self, state, time_limit, stop=None):
             if not self.limits:
                 time.sleep(0.3)  # the kernels load
-            return super().__call__(state, time_limit)
+            return super().__call__(state, time_limit, stop)
 
     solver = _LoadsOnFirstCall()
     knowledge = Knowledge(solve=solver, solve_cost=lambda state: 10, solve_speed=1e6,

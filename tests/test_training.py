@@ -492,7 +492,7 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     """With a gate the learner's network does not pass, iteration 2's games are exactly the
     games the initial network plays (the seeds are the run's)."""
     from boardzoo.training.loop import _tasks
-    from boardzoo.training.selfplay import play_games
+    from boardzoo.training.selfplay import play_games, selfplay_agent
 
     config = TrainConfig(**{**TINY, "gating_games": 4, "gating_threshold": 1.0})
     log = []
@@ -503,7 +503,8 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     game = make_game("tictactoe")
     initial = AlphaZeroNet.for_game(game, NetworkConfig(config.blocks, config.channels)).eval()
     # the initial network (version 0) played them, though the learner was at step 3
-    expected = play_games(initial, game, config, _tasks(config, 2), network_step=0)
+    expected = play_games(selfplay_agent(initial, game, config), config, _tasks(config, 2),
+                          network_step=0)
     with run_games(tmp_path / "gated") as games:
         assert [games.get_game(r["id"]) for r in expected] == expected
     assert not (tmp_path / "gated" / "best.pt").exists()

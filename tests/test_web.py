@@ -127,7 +127,7 @@ def test_no_get_changes_state(client):
     (b'{"game": "go", "options": [1]}', "application/json", 400, "game options"),
     (b'{"game": "nim", "agent": "deep-blue"}', "application/json", 400, "unknown opponent"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "a,b=c"}}',
-     "application/json", 400, "no ','"),
+     "application/json", 400, "whole number"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "-5"}}',
      "application/json", 400, "simulations"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"speed": "9"}}',
@@ -433,3 +433,273 @@ def test_a_go_suicide_is_clicked_at_its_own_point():
     assert targets[b1] == 4 * 5 + 1
     assert len({t for t in targets.values() if t is not None}) == len(
         [t for t in targets.values() if t is not None])  # one action per cell
+
+
+# ----------------------------------------------------------- the limits of the API
+@pytest.mark.parametrize("agent, options, words", [
+    ("mcts", {"threads": "256"}, "unknown option 'threads' for mcts"),
+    ("mcts", {"time_limit": "1e9"}, "from 0.01 to 60"),
+    ("mcts", {"time_limit": "nan"}, "number of seconds"),
+    ("mcts", {"simulations": "3000000"}, "from 1 to 2e+06"),
+    ("alphabeta", {"depth": "100"}, "from 1 to 40"),
+    ("alphazero", {"checkpoint": "tictactoe", "simulations": "1000000"}, "from 1 to 50000"),
+    ("random", {"seed": "1"}, "the page offers: none"),
+])
+def test_the_api_takes_only_what_the_form_offers(client, agent, options, words):
+    response = post(client, "/api/games", {"game": "tictactoe", "agent": agent,
+                                           "agent_options": options})
+    assert response.status_code == 400 and words in response.json()["error"]
+
+
+def test_the_forms_bounds_are_in_the_catalog_and_the_spec_carries_the_tree_limit(client):
+    from boardzoo.web.catalog import TREE_NODES
+
+    mcts = next(a for a in client.get("/api/catalog").json()["agents"] if a["name"] == "mcts")
+    assert {(o["name"], o["low"], o["high"]) for o in mcts["options"]} == {
+        ("time_limit", 0.01, 60.0), ("simulations", 1, 2_000_000)}
+    game = new_game(client, game="nim", agent="mcts", agent_options={"time_limit": "0.5"})
+    assert game["agent"] == f"mcts:time_limit=0.5,max_nodes={TREE_NODES}"
+    assert game["agent_info"]["settings"] == [["time_limit", "0.5"],
+                                              ["max_nodes", str(TREE_NODES)]]
+
+
+@pytest.mark.parametrize("body, words", [
+    (b"[" * 100_000 + b"]" * 100_000, "nested deeper"),
+    (b'{"game": "nim", "options": {"a": {"b": {"c": {"d": {"e": {"f": {"g": 1}}}}}}}}',
+     "nested deeper"),
+    (b'{"game": "nim", "human_seat": ' + b"9" * 5000 + b"}", "5000 digits"),
+    (b'{"game": "go", "options": {"komi": "1e300"}}', "komi"),
+    (b'{"game": "go", "options": {"komi": 1e300}}', "komi"),
+    (b'{"game": "tictactoe", "record": "{\\"moves\\": ' + b"[" * 5000 + b"]" * 5000 + b'}"}',
+     "record"),
+    (b'{"game": "' + b"x" * 200_000 + b'"}', "unknown game"),
+    (b'{"game": "nim", "agent": "' + b"y" * 200_000 + b'"}', "unknown opponent"),
+])
+def test_hostile_bodies_get_a_short_one_line_4xx(client, body, words):
+    response = client.post("/api/games", content=body,
+                           headers={**ORIGIN, "Content-Type": "application/json"})
+    message = response.json()["error"]
+    assert response.status_code == 400 and words in message, message
+    assert len(message) <= 300 and "\n" not in message
+
+
+def test_serving_beyond_loopback_needs_an_explicit_opt_in(capsys):
+    from boardzoo.cli import main
+    from boardzoo.web.security import check_bind, is_loopback
+
+    assert main(["serve", "--host", "0.0.0.0"]) == 2
+    assert "--allow-remote NAME" in capsys.readouterr().err
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
+    check_bind("0.0.0.0", ["mybox.lan"])  # opted in: no error
+    check_bind("127.0.0.1", [])
+
+
+def test_a_connection_dribbling_its_headers_is_closed():
+    """Through uvicorn with the page's protocol: a request head not complete within
+    HEAD_SECONDS closes the connection; a normal request on another is answered."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    from boardzoo.web.security import HeadTimeoutProtocol
+
+    class Quick(HeadTimeoutProtocol):
+        head_seconds = 0.5
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = create_app(loopback_hosts("127.0.0.1", port), spare_workers=0)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, http=Quick,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1")  # never finished
+            slow.settimeout(5)
+            started = time.monotonic()
+            assert slow.recv(1024) == b""  # closed by the server
+            assert time.monotonic() - started < 3
+        with socket.create_connection(("127.0.0.1", port)) as fast:
+            fast.sendall(f"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                         "Connection: close\r\n\r\n".encode())
+            fast.settimeout(10)
+            assert fast.recv(64).startswith(b"HTTP/1.1 200")
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+# ------------------------------------------------------ games that live with their page
+@pytest.fixture(scope="module")
+def quick():
+    """A server whose games end 0.5 s after their last page goes."""
+    app = create_app(["testserver"], spare_workers=0, idle_workers=1, page_grace=0.5)
+    with TestClient(app, base_url="http://testserver") as test_client:
+        yield test_client
+
+
+def test_a_game_ends_when_its_page_goes_and_its_worker_serves_the_next_game(quick):
+    pool = quick.app.state.games.pool
+    first = new_game(quick, game="tictactoe")
+    wait_for(quick, first["id"], lambda v: v["warm"])
+    worker = quick.app.state.games.games[first["id"]].worker
+    with quick.websocket_connect(f"/api/games/{first['id']}/live", headers=ORIGIN) as ws:
+        assert ws.receive_json()["type"] == "view"
+    deadline = time.monotonic() + 10
+    while quick.get(f"/api/games/{first['id']}").status_code != 404:
+        assert time.monotonic() < deadline, "the game outlived its page"
+        time.sleep(0.1)
+    while worker not in pool.idle:
+        assert time.monotonic() < deadline, "the worker was not released"
+        time.sleep(0.05)
+    second = new_game(quick, game="tictactoe")
+    assert quick.app.state.games.games[second["id"]].worker is worker  # warm: reused
+    assert wait_for(quick, second["id"], lambda v: v["warm"], timeout=5)["warm"]
+    assert [w.pid for w in pool.processes()] == [worker.pid]
+
+
+def test_a_new_game_asked_for_right_after_closing_one_gets_its_warm_worker(quick):
+    pool = quick.app.state.games.pool
+    first = new_game(quick, game="nim")
+    wait_for(quick, first["id"], lambda v: v["warm"])
+    before = {w.pid for w in pool.processes()}
+    worker = quick.app.state.games.games[first["id"]].worker
+    assert post(quick, f"/api/games/{first['id']}/close").status_code == 200
+    second = new_game(quick, game="nim")  # at once, as the page's New game does
+    assert quick.app.state.games.games[second["id"]].worker is worker
+    assert {w.pid for w in pool.processes()} == before
+    post(quick, f"/api/games/{second['id']}/close")
+
+
+def test_a_page_back_within_the_grace_keeps_its_game(quick):
+    game = new_game(quick, game="nim")
+    for _ in range(3):  # reconnects, as a page does after a dropped connection
+        with quick.websocket_connect(f"/api/games/{game['id']}/live", headers=ORIGIN) as ws:
+            assert ws.receive_json()["view"]["id"] == game["id"]
+        time.sleep(0.2)
+        assert quick.get(f"/api/games/{game['id']}").status_code == 200
+
+
+def test_the_full_message_says_how_many_are_open_and_how_to_free_one():
+    app = create_app(["testserver"], max_games=2, spare_workers=0, page_grace=3)
+    with TestClient(app, base_url="http://testserver") as small:
+        first, _ = new_game(small, game="nim"), new_game(small, game="nim")
+        with small.websocket_connect(f"/api/games/{first['id']}/live", headers=ORIGIN) as ws:
+            ws.receive_json()
+            refused = post(small, "/api/games", {"game": "nim"})
+        message = refused.json()["error"]
+        assert refused.status_code == 429
+        assert message.startswith("2 games are open") and "1 in open pages" in message
+        assert "1 without a page" in message and "Close one of those tabs" in message
+
+
+# ------------------------------------------------------------ interrupts and results
+def test_closing_a_game_mid_search_frees_its_worker_within_a_second(quick):
+    """Connect Four MCTS with 60 s a move (its exact solver once ignored stop and close)."""
+    pool = quick.app.state.games.pool
+    game = new_game(quick, game="connect_four", agent="mcts", human_seat=1,
+                    agent_options={"time_limit": "60"})
+    wait_for(quick, game["id"], lambda v: v["searching"])
+    worker = quick.app.state.games.games[game["id"]].worker
+    asked = time.monotonic()
+    post(quick, f"/api/games/{game['id']}/close")
+    while worker not in pool.idle:
+        assert time.monotonic() - asked < 1.0, "the search did not stop"
+        time.sleep(0.02)
+    assert worker.alive() and not worker.pending
+
+
+def test_move_now_answers_within_a_second_and_says_what_happened(client):
+    game = new_game(client, game="connect_four", agent="mcts", human_seat=1,
+                    agent_options={"time_limit": "60"})
+    gid = game["id"]
+    wait_for(client, gid, lambda v: v["searching"])
+    time.sleep(0.5)
+    asked = time.monotonic()
+    assert post(client, f"/api/games/{gid}/stop").status_code == 200
+    view = wait_for(client, gid, lambda v: len(v["moves"]) == 1, timeout=1.0)
+    assert time.monotonic() - asked < 1.0
+    assert "plays its best move so far" in view["notice"]
+    assert view["analysis"]["final"] and view["analysis"]["move"] == view["moves"][0]
+
+
+def test_move_now_during_the_warm_up_plays_a_quick_move_at_once():
+    app = create_app(["testserver"], spare_workers=0, idle_workers=0)
+    with TestClient(app, base_url="http://testserver") as fresh:
+        # X to move on b2.. : X wins at once on c1 (the quick move finds it)
+        game = new_game(fresh, game="tictactoe", agent="mcts", human_seat=1,
+                        record="XX.OO....")
+        assert not game["warm"] and game["thinking"]  # a fresh process: still starting
+        view = post(fresh, f"/api/games/{game['id']}/stop").json()
+        assert view["moves"] == ["c1"] and view["result"]["winner"] == 0
+        assert "without searching" in view["notice"] and not view["thinking"]
+
+
+def test_undo_during_a_search_stops_it_and_clears_the_analysis(client):
+    game = new_game(client, game="othello", agent="mcts", agent_options={"time_limit": "60"})
+    gid = game["id"]
+    action = int(next(iter(game["board"]["clicks"].values())))
+    post(client, f"/api/games/{gid}/move", {"action": action, "ply": 0})
+    wait_for(client, gid, lambda v: v["analysis"] is not None)  # a progress report
+    undone = post(client, f"/api/games/{gid}/undo").json()
+    assert undone["moves"] == [] and undone["analysis"] is None and not undone["thinking"]
+    assert "search was stopped" in undone["notice"]
+    time.sleep(0.5)  # the stopped search's last reports are dropped, not shown
+    assert client.get(f"/api/games/{gid}").json()["analysis"] is None
+
+
+def test_resigning_ends_the_game_for_the_agent(client):
+    game = new_game(client, game="connect_four")
+    view = post(client, f"/api/games/{game['id']}/resign").json()
+    assert view["result"] == {"winner": 1, "reason": "resignation", "detail": None}
+    assert post(client, f"/api/games/{game['id']}/undo").status_code == 400
+    assert post(client, f"/api/games/{game['id']}/resign").status_code == 400
+    record = client.get(f"/api/games/{game['id']}/record").json()
+    assert record["returns"] == [-1.0, 1.0] and record["score"] == 0.0
+
+
+def test_stepping_through_a_finished_game_shows_each_position(client):
+    moves = [3, 2, 3, 2, 3, 2, 3]  # Connect Four: a vertical four in column d
+    game = new_game(client, game="connect_four", record=json.dumps({"moves": moves}))
+    gid = game["id"]
+    assert game["result"] == {"winner": 0, "reason": "rules", "detail": None}
+    assert game["line"] == [17, 24, 31, 38] and game["last_move"]["cell"] == 17
+    for ply in range(len(moves) + 1):
+        position = client.get(f"/api/games/{gid}/position?ply={ply}").json()
+        cells = sum(row.count(1) + row.count(2) for row in position["board"]["cells"])
+        assert position["ply"] == ply and cells == ply
+        assert position["line"] == ([17, 24, 31, 38] if ply == len(moves) else [])
+    assert client.get(f"/api/games/{gid}/position?ply=8").status_code == 400
+    assert client.get(f"/api/games/{gid}/position?ply=x").status_code == 400
+
+
+def test_a_policy_agent_shows_its_move_probabilities(client):
+    game = new_game(client, game="tictactoe", agent="ppo", human_seat=1,
+                    agent_options={"checkpoint": "tictactoe"})
+    view = wait_for(client, game["id"], lambda v: len(v["moves"]) == 1)
+    analysis = view["analysis"]
+    assert view["agent_info"]["values"] == "policy" and analysis["engine"] == "policy"
+    assert analysis["move"] == view["moves"][0] == analysis["moves"][0]["move"]
+    probabilities = [m["prior"] for m in analysis["moves"]]
+    assert probabilities == sorted(probabilities, reverse=True)
+    assert 0.99 < sum(probabilities) <= 1.0 + 1e-6  # all 9 moves are listed
+
+
+def test_a_go_game_ended_by_passes_shows_its_score_and_dead_stones(client):
+    # 5x5: Black's wall on column c, White's on d; White's a3 sits alone in Black's side.
+    # Area scoring counts it (and makes a-b neutral): B 5, W 11 + 7.5 komi = W+13.5;
+    # without the dead stone Black owns a-b: B 15, W 10 + 7.5 = W+2.5 (GTP's final_score)
+    moves = ["c1", "d1", "c2", "d2", "c3", "d3", "c4", "d4", "c5", "d5", "pass", "a3", "pass",
+             "pass"]
+    game = new_game(client, game="go", options={"board_size": "5"},
+                    record=json.dumps({"moves": moves}))
+    assert game["result"] == {"winner": 1, "reason": "rules", "detail": "W+13.5"}
+    view = wait_for(client, game["id"], lambda v: v["go_end"] is not None)
+    assert view["go_end"] == {"dead": [2 * 5 + 0], "score": "W+2.5"}

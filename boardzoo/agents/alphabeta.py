@@ -51,8 +51,6 @@ GIL) makes the search return the best move of the last completed iteration.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numba
@@ -66,7 +64,7 @@ from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.envs.tags import apply, game_function, game_tag, legal_mask, tag_game, tag_variant
 from boardzoo.errors import InvalidOptionError
 from boardzoo.rng import scramble
-from boardzoo.timecontrol import SearchDeadlines, monotonic
+from boardzoo.timecontrol import SearchDeadlines, monotonic, watch_stop
 from boardzoo.wrappers.model import EnvModel
 
 __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
@@ -95,8 +93,6 @@ _SOLVED_DEPTH = 1 << 20  # depth stored for bounds that rest on finished games o
 # ``stats`` slots
 _NODES, _HORIZON, _ABORTED, _ABORTABLE, _STAMP_NOW, _ROOT_MOVE, _STOP = 0, 1, 2, 3, 4, 5, 6
 _STATS = 7
-#: how often (seconds) a ``stop`` event is looked at while an iteration runs
-_STOP_POLL = 0.02
 _CHECK_EVERY = 1023  # read the clock when nodes & _CHECK_EVERY == 0
 _TT_MOVE, _KILLER = 1 << 58, 1 << 56
 
@@ -476,7 +472,7 @@ class AlphaBetaAgent(SearchingAgent):
         max_depth = MAX_DEPTH if self.depth is None else self.depth
         best: tuple = ()
         nodes, durations = 0, []
-        with _stop_watch(stop, work.stats):
+        with watch_stop(stop, work.stats, _STOP):
             for depth in range(1, max_depth + 1):
                 work.stats[_ABORTABLE] = depth > 1
                 began = monotonic()
@@ -570,30 +566,6 @@ def _next_iteration_fits(deadlines: SearchDeadlines, durations: list[float],
         growth = min(max(durations[-1] / durations[-2], _GROWTH_RANGE[0]), _GROWTH_RANGE[1])
     end = deadlines.maximum if unstable else deadlines.target
     return now + durations[-1] * growth <= end
-
-
-@contextmanager
-def _stop_watch(stop: threading.Event | None, stats: np.ndarray) -> Iterator[None]:
-    """While the block runs, a thread that sets ``stats[_STOP]`` once ``stop`` is set (the
-    compiled search reads it every 1,024 nodes; it runs without the GIL)."""
-    if stop is None:
-        yield
-        return
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.is_set():
-            if stop.wait(_STOP_POLL):
-                stats[_STOP] = 1
-                return
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        yield
-    finally:
-        finished.set()
-        watcher.join()
 
 
 def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) -> None:

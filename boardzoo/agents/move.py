@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, move_texts
 from boardzoo.errors import GameOverError
 from boardzoo.knowledge.base import (
@@ -126,7 +127,7 @@ class SearchingAgent:
                 return self._finish(model, _forced_result(model, root))
         solving = monotonic()
         budget = self._solver_budget(deadlines)
-        solution = solve_if_affordable(knowledge, root, budget) if knowledge else None
+        solution = solve_if_affordable(knowledge, root, budget, stop) if knowledge else None
         solver_seconds = monotonic() - solving
         if solution is None and budget is not None:
             solver_seconds = min(solver_seconds, budget)  # loading its kernels is not charged
@@ -134,10 +135,8 @@ class SearchingAgent:
         if solution is not None:
             self._forget()
             if clock is not None and self.swindle and self._can_swindle(model):
-                from boardzoo.agents.swindle import plan_swindle
-
                 swindle = plan_swindle(model.game, root, solution.value, solution.action,
-                                       entered, clock, self._clock_cap())
+                                       entered, clock, self._clock_cap(), stop)
             if swindle is None:
                 return self._finish(model, _solved_result(solution, solver_seconds))
             deadlines = swindle.deadlines

@@ -31,6 +31,27 @@ class SB3Agent:
         self.illegal_choices = 0
 
     def act(self, env: Any) -> int:
+        planes, mask = self._observation(env)
+        kwargs = {"action_masks": mask} if _is_maskable(self.model) else {}
+        action, _ = self.model.predict(planes, deterministic=self.deterministic, **kwargs)
+        action = int(np.asarray(action).reshape(-1)[0])
+        if mask[action]:
+            return action
+        self.illegal_choices += 1
+        return self._best_legal(planes, mask)
+
+    def policy(self, env: Any) -> np.ndarray:
+        """The model's move probabilities for the side to move, shape ``[num_actions]``: zero
+        on illegal actions, renormalised over the legal ones (what a masked policy plays
+        from; its deterministic move is the most probable). Needs a model with action
+        probabilities (``get_distribution``: PPO, A2C...)."""
+        planes, mask = self._observation(env)
+        probabilities = np.where(mask, self._probabilities(planes), 0.0)
+        total = probabilities.sum()
+        return probabilities / total if total > 0 else mask / mask.sum()
+
+    def _observation(self, env: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(the mover's planes in the model's shape, the boolean legal mask) of ``env``."""
         raw = boardzoo_env(env)
         if raw is None:
             raise InvalidOptionError("SB3Agent plays boardzoo envs (AEC or the gym view)")
@@ -41,13 +62,7 @@ class SB3Agent:
         space = getattr(self.model, "observation_space", None)
         if space is not None:
             planes = planes.reshape(space.shape)
-        kwargs = {"action_masks": mask} if _is_maskable(self.model) else {}
-        action, _ = self.model.predict(planes, deterministic=self.deterministic, **kwargs)
-        action = int(np.asarray(action).reshape(-1)[0])
-        if mask[action]:
-            return action
-        self.illegal_choices += 1
-        return self._best_legal(planes, mask)
+        return planes, mask
 
     def check_plays(self, game: Game) -> None:
         """Refuse a game the model was not trained for (its observations or actions are not
@@ -82,15 +97,23 @@ class SB3Agent:
         return f"this {type(self.model).__name__} model"
 
     def _best_legal(self, planes: np.ndarray, mask: np.ndarray) -> int:
-        policy = getattr(self.model, "policy", self.model)
-        if policy is not None and hasattr(policy, "get_distribution"):
-            import torch
-
-            obs, _ = policy.obs_to_tensor(planes)
-            with torch.no_grad():
-                probs = policy.get_distribution(obs).distribution.probs[0].cpu().numpy()
-            return int(np.argmax(np.where(mask, probs, -1.0)))
+        if self._has_probabilities():
+            return int(np.argmax(np.where(mask, self._probabilities(planes), -1.0)))
         return int(np.flatnonzero(mask)[0])
+
+    def _has_probabilities(self) -> bool:
+        return hasattr(getattr(self.model, "policy", self.model), "get_distribution")
+
+    def _probabilities(self, planes: np.ndarray) -> np.ndarray:
+        """The model's action probabilities for ``planes`` (unmasked), shape ``[num_actions]``."""
+        if not self._has_probabilities():
+            raise InvalidOptionError(f"{self.trained_for()} gives no action probabilities")
+        import torch
+
+        policy = getattr(self.model, "policy", self.model)
+        obs, _ = policy.obs_to_tensor(planes)
+        with torch.no_grad():
+            return policy.get_distribution(obs).distribution.probs[0].cpu().numpy()
 
     def __repr__(self) -> str:
         return f"SB3Agent({type(self.model).__name__})"

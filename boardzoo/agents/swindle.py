@@ -34,27 +34,32 @@ class Swindle(NamedTuple):
 
 
 def plan_swindle(game: Any, state: np.ndarray, value: int, solver_move: int, entered: float,
-                 clock: ClockView, cap: float | None = None) -> Swindle | None:
+                 clock: ClockView, cap: float | None = None,
+                 stop: Any = None) -> Swindle | None:
     """The swindle of a move entered at ``entered`` whose position the solver proved worth
     ``value`` (side to move's view), or None (play the solver's move): its deadlines count
     every move the proven game still lasts (the solver saves none of them now), and
-    :data:`CHILD_SOLVE_SHARE` of its target may go to proving which moves keep a draw."""
+    :data:`CHILD_SOLVE_SHARE` of its target may go to proving which moves keep a draw
+    (``stop``, a ``threading.Event``, set: no more proving)."""
     if value > 0:
         return None
     deadlines = SearchDeadlines.for_move(entered, clock, game, state, cap, proven_value=value)
     seconds = max(0.0, deadlines.target - monotonic()) * CHILD_SOLVE_SHARE
-    moves = outcome_keeping_moves(game, game.knowledge, state, value, solver_move, seconds)
+    moves = outcome_keeping_moves(game, game.knowledge, state, value, solver_move, seconds,
+                                  stop)
     return None if moves is None else Swindle(moves, deadlines)
 
 
 def outcome_keeping_moves(game: Any, knowledge: GameKnowledge, state: np.ndarray,
-                          value: int, solver_move: int, seconds: float) -> list[int] | None:
+                          value: int, solver_move: int, seconds: float,
+                          stop: Any = None) -> list[int] | None:
     """The moves of ``state`` a swindle may choose from, given its exact ``value`` (side to
     move's view) and the solver's move; None when there is nothing to swindle: a won
     position, or a single such move.
 
     Lost: every legal move. Drawn: the solver's move and the moves after which the solver
-    proves a draw within ``seconds`` in all (moves it cannot settle in time are left out).
+    proves a draw within ``seconds`` in all (moves it cannot settle in time, or once
+    ``stop`` is set, are left out).
     """
     if value > 0:
         return None
@@ -65,21 +70,22 @@ def outcome_keeping_moves(game: Any, knowledge: GameKnowledge, state: np.ndarray
     deadline = monotonic() + seconds
     keeping = [solver_move]
     for move in legal:
-        if move != solver_move and _keeps_draw(game, knowledge, state, move, mover, deadline):
+        if move != solver_move and _keeps_draw(game, knowledge, state, move, mover, deadline,
+                                               stop):
             keeping.append(move)
     return sorted(keeping) if len(keeping) > 1 else None
 
 
 def _keeps_draw(game: Any, knowledge: GameKnowledge, state: np.ndarray, move: int,
-                mover: int, deadline: float) -> bool:
+                mover: int, deadline: float, stop: Any) -> bool:
     """Whether playing ``move`` in a drawn position provably keeps the draw for ``mover``."""
     child = game.step(state, move)
     if game.is_terminal(child):
         return bool(game.returns(child)[mover] == 0)
     left = deadline - monotonic()
-    if left <= 0 or knowledge.solve is None:
+    if left <= 0 or knowledge.solve is None or (stop is not None and stop.is_set()):
         return False
-    solution = knowledge.solve(child, left)
+    solution = knowledge.solve(child, left, stop=stop)
     if solution is None:
         return False
     same_side = game.to_play(child) == mover  # a pass (Othello) gives the mover another turn

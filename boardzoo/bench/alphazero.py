@@ -18,6 +18,7 @@ Connect Four with this network size on the reference machine (not rerun here).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import statistics
 import time
 from collections.abc import Callable
@@ -62,10 +63,11 @@ def search_run(batch_size: int) -> Callable[[], tuple[float, ...]]:
 
     def once() -> tuple[float, ...]:
         agent.clear_cache()
+        before = dataclasses.replace(agent.statistics)
         start = time.perf_counter()
         result = agent.search(env)
         seconds = time.perf_counter() - start
-        stats = agent.statistics
+        stats = agent.statistics.since(before)
         return (result.nodes / seconds, stats.evaluations / seconds,
                 stats.evaluations / max(stats.calls, 1), stats.network_seconds / seconds,
                 stats.cache_hits / max(stats.cache_hits + stats.evaluations, 1))

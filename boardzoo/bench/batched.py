@@ -10,6 +10,7 @@ the search's own work and the network.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from dataclasses import replace
@@ -155,11 +156,11 @@ def bench_network_split(game: str, settings: Settings) -> list[Row]:
     run()
     shares, rates = [], []
     for _ in range(settings.repeats):
-        search.batcher.stats = type(search.batcher.stats)()
+        before = dataclasses.replace(search.batcher.stats)
         start = time.perf_counter()
         run()
         seconds = time.perf_counter() - start
-        network = search.batcher.stats.network_seconds
+        network = search.batcher.stats.since(before).network_seconds
         shares.append((seconds - network) / network)
         rates.append(64 * SIMULATIONS / seconds)
     share = statistics.median(shares)

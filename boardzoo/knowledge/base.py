@@ -71,7 +71,8 @@ class GameKnowledge(Protocol):
     * ``key_kernel(state) -> np.uint64``: compiled transposition key (equal positions, equal
       keys, whatever the move order; collisions rare);
     * ``exact_value(state) -> int``: the result of a finished game in the game's exact unit;
-    * ``solve(state, time_limit) -> Solution | None``: an exact solution when within reach;
+    * ``solve(state, time_limit, stop=None) -> Solution | None``: an exact solution when
+      within reach (None also once ``stop``, a ``threading.Event``, is set: it gives up);
       ``within_reach(state) -> bool``: whether ``solve`` is worth trying without a time
       limit (None: always); ``solve_cost(state) -> float``: the estimated nodes of an exact
       solve (``inf``: cannot), and ``solve_speed``: the solver's nodes per second on one
@@ -102,7 +103,7 @@ class GameKnowledge(Protocol):
     @property
     def exact_value(self) -> Callable[[np.ndarray], int] | None: ...
     @property
-    def solve(self) -> Callable[[np.ndarray, float | None], Solution | None] | None: ...
+    def solve(self) -> Callable[..., Solution | None] | None: ...
     @property
     def within_reach(self) -> Callable[[np.ndarray], bool] | None: ...
     @property
@@ -134,7 +135,7 @@ class Knowledge:
     evaluate_kernel: Kernel | None = None
     key_kernel: Kernel | None = None
     exact_value: Callable[[np.ndarray], int] | None = None
-    solve: Callable[[np.ndarray, float | None], Solution | None] | None = None
+    solve: Callable[..., Solution | None] | None = None
     within_reach: Callable[[np.ndarray], bool] | None = None
     solve_cost: Callable[[np.ndarray], float] | None = None
     solve_speed: float | None = None
@@ -156,15 +157,17 @@ def load_solver(knowledge: GameKnowledge | None, state: np.ndarray) -> None:
 
 
 def solve_within_reach(
-    knowledge: GameKnowledge | None, state: np.ndarray, time_limit: float | None
+    knowledge: GameKnowledge | None, state: np.ndarray, time_limit: float | None,
+    stop: Any = None,
 ) -> Solution | None:
     """The exact solution of ``state`` if the knowledge has a solver, the position is within
-    its reach, and it finishes within ``time_limit`` seconds (None: its own budget)."""
+    its reach, and it finishes within ``time_limit`` seconds (None: its own budget) before
+    ``stop`` (a ``threading.Event``) is set."""
     if knowledge is None or knowledge.solve is None:
         return None
     if knowledge.within_reach is not None and not knowledge.within_reach(state):
         return None
-    return knowledge.solve(state, time_limit)
+    return knowledge.solve(state, time_limit, stop=stop)
 
 
 #: the least seconds of solving that replace the reference speed by the measured one
@@ -223,9 +226,11 @@ def solver_horizon(knowledge: GameKnowledge | None,
 
 
 def solve_if_affordable(
-    knowledge: GameKnowledge | None, state: np.ndarray, seconds: float | None
+    knowledge: GameKnowledge | None, state: np.ndarray, seconds: float | None,
+    stop: Any = None,
 ) -> Solution | None:
-    """The exact solution of ``state`` when the solver is worth trying within ``seconds``.
+    """The exact solution of ``state`` when the solver is worth trying within ``seconds``
+    (and gives it before ``stop``, a ``threading.Event``, is set).
 
     With a budget and a cost estimate (:func:`estimated_solve_seconds`): tried when the
     estimate is at most :data:`ATTEMPT_FACTOR` times the budget, giving up after
@@ -238,7 +243,7 @@ def solve_if_affordable(
     if knowledge is None or knowledge.solve is None:
         return None
     if seconds is None or getattr(knowledge, "solve_cost", None) is None:
-        return solve_within_reach(knowledge, state, seconds)
+        return solve_within_reach(knowledge, state, seconds, stop)
     # within the fixed reach the solver always gets the whole budget (it usually finishes,
     # and its estimate is too rough to give up early on); beyond it, only when affordable
     in_reach = knowledge.within_reach is not None and knowledge.within_reach(state)
@@ -252,7 +257,7 @@ def solve_if_affordable(
         load_solver(knowledge, state)  # their loading would count as a slow solver
         _speeds[id(knowledge)] = [0.0, 0.0]
     started = time.monotonic()
-    solution = knowledge.solve(state, limit)
+    solution = knowledge.solve(state, limit, stop=stop)
     if solution is not None:
         _count_solve(knowledge, solution.nodes, time.monotonic() - started)
     return solution

@@ -15,13 +15,17 @@ and the other moves tried in order of the number of winning cells they create, c
 columns first on ties.
 
 "Within reach" policy: :func:`solve` always attempts the position and gives up (returns
-None) when ``time_limit`` seconds or ``max_nodes`` nodes are spent. With no ``time_limit``
+None) when ``time_limit`` seconds or ``max_nodes`` nodes are spent, or within milliseconds
+of its ``stop`` event being set (the search runs without the GIL; a watching thread flags it:
+:func:`boardzoo.timecontrol.watch_stop`). With no ``time_limit``
 the node budget defaults to :data:`DEFAULT_MAX_NODES`, so a call without a time limit is
 deterministic and bounded (well under a second). Middle and end games (more than about
 14 stones) solve in milliseconds; the opening needs far more than the default budget.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -40,7 +44,7 @@ from boardzoo.envs.connect_four import (
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY
 from boardzoo.knowledge import Solution
 from boardzoo.knowledge.base import Knowledge
-from boardzoo.timecontrol import monotonic
+from boardzoo.timecontrol import monotonic, watch_stop
 
 __all__ = [
     "KNOWLEDGE",
@@ -337,7 +341,7 @@ def _optimal_moves(current, mask, score, keys, values, stats, deadline, scratch,
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve(current, mask, keys, values, stats, seconds, first_only):
     """(moves, score) of the 6x7 position: the cells of its strictly optimal moves (fastest
     win, slowest loss; only the first in centre-first order with ``first_only``) and its
@@ -382,12 +386,13 @@ class Solver:
         self._keys = self._values = None
 
     def solve_position(self, current: np.uint64, mask: np.uint64,
-                       time_limit: float | None = None,
-                       max_nodes: int | None = None) -> Solution | None:
+                       time_limit: float | None = None, max_nodes: int | None = None,
+                       stop: Any = None) -> Solution | None:
         """Solve the 6x7 position given by Pons' bitboards (the side to move has no four and
         the game is not over). Returns ``Solution(column, score, nodes)``, or None when
-        ``time_limit`` seconds or ``max_nodes`` nodes run out (see the module docstring)."""
-        found = self._search(current, mask, time_limit, max_nodes, first_only=True)
+        ``time_limit`` seconds or ``max_nodes`` nodes run out or ``stop`` (a
+        ``threading.Event``) is set (see the module docstring)."""
+        found = self._search(current, mask, time_limit, max_nodes, first_only=True, stop=stop)
         if found is None:
             return None
         moves, score, nodes = found
@@ -410,7 +415,8 @@ class Solver:
         return [c for c in range(_W) if moves & _column_bits(c) != _ZERO], score
 
     def _search(self, current: np.uint64, mask: np.uint64, time_limit: float | None,
-                max_nodes: int | None, first_only: bool) -> tuple[np.uint64, int, int] | None:
+                max_nodes: int | None, first_only: bool,
+                stop: Any = None) -> tuple[np.uint64, int, int] | None:
         """(optimal moves' cells, score, nodes) of one solve under its budget (see
         :meth:`solve_position`), or None when the budget runs out."""
         if time_limit is None and max_nodes is None:
@@ -424,21 +430,22 @@ class Solver:
         budget = np.iinfo(np.int64).max if max_nodes is None else max_nodes
         stats = np.array([0, 0, budget, salt], dtype=np.int64)
         seconds = np.inf if time_limit is None else float(time_limit)
-        moves, score = _solve(np.uint64(current), np.uint64(mask), self._keys, self._values,
-                              stats, seconds, first_only)
+        with watch_stop(stop, stats, _ABORTED):
+            moves, score = _solve(np.uint64(current), np.uint64(mask), self._keys,
+                                  self._values, stats, seconds, first_only)
         if stats[_ABORTED]:
             return None
         return moves, int(score), int(stats[_NODES])
 
     def solve(self, state: np.ndarray, time_limit: float | None = None,
-              max_nodes: int | None = None) -> Solution | None:
+              max_nodes: int | None = None, stop: Any = None) -> Solution | None:
         """Exact solution of a Connect Four state: the strictly optimal column (action) and
         Pons' score from the side to move's view. None for a finished game, a board other
-        than 6x7, or when the budget runs out (``time_limit`` seconds; without one,
-        ``max_nodes``, default :data:`DEFAULT_MAX_NODES`)."""
+        than 6x7, when the budget runs out (``time_limit`` seconds; without one,
+        ``max_nodes``, default :data:`DEFAULT_MAX_NODES`) or once ``stop`` is set."""
         if state[OUTCOME] != ONGOING or (int(state[ROWS]), int(state[COLUMNS])) != (_H, _W):
             return None
-        return self.solve_position(state[CURRENT], state[MASK], time_limit, max_nodes)
+        return self.solve_position(state[CURRENT], state[MASK], time_limit, max_nodes, stop)
 
 
 SOLVER = Solver()

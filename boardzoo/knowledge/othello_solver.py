@@ -35,6 +35,7 @@ Exact endgame solver (:func:`solve`)
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -60,7 +61,7 @@ from boardzoo.knowledge.othello_squares import (
     neighbours,
     square_of,
 )
-from boardzoo.timecontrol import monotonic
+from boardzoo.timecontrol import monotonic, watch_stop
 
 __all__ = ["REACH_EMPTIES", "SHALLOW_EMPTIES", "CLOCK_CHECK_NODES", "COST_GROWTH", "COST_MODEL",
            "SOLVE_SPEED", "solve",
@@ -345,7 +346,7 @@ def _deep(player, opponent, alpha, beta, size, boards, bounds, stats, deadline):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve_kernel(player, opponent, size, boards, bounds, stats, time_limit):
     """(exact score, best square) for ``player`` to move in an unfinished game; the square is
     -1 when ``player`` must pass. (0, -1) when ``time_limit`` seconds passed first (counted
@@ -400,13 +401,15 @@ def solve_cost(state: np.ndarray) -> float:
 
 
 def solve(state: np.ndarray, time_limit: float | None = None,
-          max_empties: int | None = None) -> Solution | None:
+          max_empties: int | None = None, stop: Any = None) -> Solution | None:
     """Exact solution of an ongoing position: the best action and the final disc difference
     under perfect play (FFO convention) from the side to move's view, and the nodes searched.
 
     None when the game is over, when the position has more than ``max_empties`` empty squares
     (default: without a ``time_limit``, :data:`REACH_EMPTIES` for the board size; with one,
-    no bound but the time) or when ``time_limit`` seconds (None: no limit) pass first;
+    no bound but the time), when ``time_limit`` seconds (None: no limit) pass first or
+    once ``stop`` (a ``threading.Event``) is set (within milliseconds: the search runs
+    without the GIL and a watching thread flags it, :func:`boardzoo.timecontrol.watch_stop`);
     compiling the search on its first call in a process (about 2 s) is not charged to
     ``time_limit``. A side with no move gets the pass action
     (``size * size``).
@@ -422,7 +425,8 @@ def solve(state: np.ndarray, time_limit: float | None = None,
         return None
     seconds = math.inf if time_limit is None else float(time_limit)
     stats = np.array([0, 0, CLOCK_CHECK_NODES], np.int64)
-    value, square = _solve_kernel(player, opponent, size, *_table(empties), stats, seconds)
+    with watch_stop(stop, stats, _ABORTED):
+        value, square = _solve_kernel(player, opponent, size, *_table(empties), stats, seconds)
     if stats[_ABORTED]:
         return None
     action = size * size if square < 0 else int(square)

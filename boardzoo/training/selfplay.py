@@ -84,10 +84,12 @@ def selfplay_agent(net: AlphaZeroNet, game: Game, config: TrainConfig) -> AlphaZ
     """The agent self-play searches with: AlphaZero's own search (PUCT, no solver) with the
     config's exploration constant and Dirichlet root noise, so that the positions trained on
     are searched exactly as the agent searches them in play. A new agent starts with an
-    empty evaluation cache (its network's weights may have changed)."""
+    empty evaluation cache (its network's weights may have changed); seeded by the run's
+    seed, its searches are the same in every worker (the games' own seeds vary them)."""
     noise = (config.dirichlet_epsilon, config.alpha_for(game.name))
     return AlphaZeroAgent(net, game, simulations=config.simulations, c=config.c,
-                          dirichlet=noise if config.dirichlet_epsilon > 0 else None)
+                          dirichlet=noise if config.dirichlet_epsilon > 0 else None,
+                          seed=config.seed)
 
 
 def play_games(agent: AlphaZeroAgent, config: TrainConfig, tasks: list[GameTask],

@@ -7,7 +7,10 @@ The page (``static/``, plain ES modules, no build step) talks to a Starlette app
 
 from __future__ import annotations
 
-__all__ = ["create_app", "serve"]
+__all__ = ["LIMIT_CONCURRENCY", "create_app", "serve"]
+
+#: connections (and tasks) served at once; more are answered 503 at once
+LIMIT_CONCURRENCY = 200
 
 
 def create_app(*args, **kwargs):  # noqa: ANN002, ANN003 - forwards to app.create_app
@@ -18,21 +21,36 @@ def create_app(*args, **kwargs):  # noqa: ANN002, ANN003 - forwards to app.creat
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False,
-          allowed_hosts: list[str] | None = None) -> None:
+          allow_remote: list[str] | None = None) -> None:
     """Serve the page on ``host:port`` until interrupted; ``open_browser`` opens it in the
-    default browser. ``allowed_hosts`` replace the default ``Host`` values (the bound name
-    and the loopback names with ``port``)."""
+    default browser. A ``host`` beyond loopback needs ``allow_remote``: the names (or
+    addresses) browsers will use for this machine, the only ``Host`` values answered besides
+    the loopback ones; it prints a warning."""
+    import sys
     import threading
     import webbrowser
 
     import uvicorn
 
-    from boardzoo.web.security import loopback_hosts
+    from boardzoo.web.security import (
+        HeadTimeoutProtocol,
+        check_bind,
+        is_loopback,
+        loopback_hosts,
+    )
 
-    app = create_app(allowed_hosts or loopback_hosts(host, port))
+    remote = list(allow_remote or [])
+    check_bind(host, remote)
+    app = create_app(loopback_hosts(host, port) + [f"{name}:{port}" for name in remote])
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
+    if not is_loopback(host):
+        print(f"boardzoo serve: WARNING: serving beyond this machine on {host}:{port}: anyone "
+              f"who can reach it as {', '.join(remote)} can open games (each starts an agent "
+              "process; at most 8 at once) and nothing is encrypted", file=sys.stderr,
+              flush=True)
     print(f"boardzoo serve: open {url} (Ctrl-C stops)", flush=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets")
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio",
+                http=HeadTimeoutProtocol, limit_concurrency=LIMIT_CONCURRENCY)

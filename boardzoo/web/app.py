@@ -10,13 +10,16 @@ reads, every change is a POST with a JSON body)::
                                          record?, time_control?, ponder?} -> a game (201)
     GET  /api/games/<id>                the game's view
     POST /api/games/<id>/move           {action, ply}: the person's move
-    POST /api/games/<id>/undo | swap | stop | close
+    POST /api/games/<id>/undo | swap | stop | resign | close
+    GET  /api/games/<id>/position?ply=N the position after N moves (stepping through)
     GET  /api/games/<id>/record?format=jsonl|sgf      the record as a download
-    WS   /api/games/<id>/live           the view and the live analysis, pushed
+    WS   /api/games/<id>/live           the view and the live analysis, pushed; the game
+                                        lives while a page holds this open
 
-Every malformed request is a 4xx with ``{"error": message}``: bad JSON or fields 400, an
-unknown id 404, a body over :data:`MAX_BODY` 413, not JSON 415, a stale move 409, too
-many games 429.
+Every malformed request is a 4xx with ``{"error": message}`` (one line, quoting at most a
+short excerpt of what was sent): bad JSON or fields 400 (JSON nested deeper than
+:data:`MAX_DEPTH` or a number longer than :data:`MAX_DIGITS` digits included), an unknown
+id 404, a body over :data:`MAX_BODY` 413, not JSON 415, a stale move 409, too many games 429.
 """
 
 from __future__ import annotations
@@ -41,12 +44,16 @@ from boardzoo.errors import BoardzooError
 from boardzoo.timecontrol import TimeControl
 from boardzoo.web.catalog import agent_for, catalog, game_from_text
 from boardzoo.web.games import Games, TooManyGamesError, UnknownGameIdError
+from boardzoo.web.pool import WorkerPool
 from boardzoo.web.security import HostOriginGuard
 from boardzoo.web.session import StaleMoveError, load_record
 
-__all__ = ["MAX_BODY", "create_app"]
+__all__ = ["MAX_BODY", "MAX_DEPTH", "MAX_DIGITS", "create_app"]
 
 MAX_BODY = 256 * 1024  # bytes of a request body (a long SGF record fits many times over)
+MAX_DEPTH = 8  # nesting of a request body's JSON (the API's deepest is 2: options)
+MAX_DIGITS = 20  # digits of a number in a request body
+MAX_MESSAGE = 300  # characters of an error message
 STATIC = Path(str(resources.files("boardzoo.web") / "static"))
 _PAGE_HEADERS = {
     # the page runs only its own scripts, talks only to this server, is never framed
@@ -68,13 +75,17 @@ class RequestError(Exception):
 
 
 def create_app(allowed_hosts: list[str], idle_seconds: float = 1800.0, max_games: int = 8,
-               spare_workers: int = 1) -> Starlette:
+               spare_workers: int = 1, idle_workers: int = 2,
+               page_grace: float = 10.0) -> Starlette:
     """The app; ``allowed_hosts`` are the ``Host`` values it answers (``"127.0.0.1:8000"``,
-    see :func:`~boardzoo.web.security.loopback_hosts`). Games idle for ``idle_seconds`` (no
-    request, no open page) are closed; at most ``max_games`` are open at once, each with
-    its agent's process; ``spare_workers`` processes are started ahead, so a new game's
-    agent is ready sooner."""
-    games = Games(idle_seconds=idle_seconds, max_games=max_games, spare=spare_workers)
+    see :func:`~boardzoo.web.security.loopback_hosts`). At most ``max_games`` are open at
+    once, each with its agent's process; a game ends ``page_grace`` seconds after its last
+    page went away (unless one comes back), a game without a page after ``idle_seconds``
+    without a request. ``idle_workers`` processes of closed games wait, warm, for the next
+    game of their kind; ``spare_workers`` fresh ones are started ahead
+    (:class:`~boardzoo.web.pool.WorkerPool`)."""
+    games = Games(idle_seconds=idle_seconds, max_games=max_games, page_grace=page_grace,
+                  pool=WorkerPool(idle=idle_workers, spares=spare_workers))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -92,6 +103,7 @@ def create_app(allowed_hosts: list[str], idle_seconds: float = 1800.0, max_games
         Route("/api/games/{id}", show_game),
         Route("/api/games/{id}/move", move, methods=["POST"]),
         Route("/api/games/{id}/{command:str}", command, methods=["POST"]),
+        Route("/api/games/{id}/position", position),
         Route("/api/games/{id}/record", record),
         WebSocketRoute("/api/games/{id}/live", live),
     ]
@@ -156,11 +168,18 @@ async def command(request: Request) -> Response:
     games, session = _games(request), _session(request)
     name = request.path_params["command"]
     actions = {"undo": games.undo, "swap": games.swap, "stop": games.stop,
-               "close": games.close}
+               "resign": games.resign, "close": games.close}
     if name not in actions:
-        raise RequestError(404, f"no command {name!r}; commands: move, {', '.join(actions)}")
+        raise RequestError(404, f"no command {name[:20]!r}; commands: move, "
+                                f"{', '.join(actions)}")
     await actions[name](session)
     return JSONResponse(games.view(session) if name != "close" else {"closed": session.id})
+
+
+async def position(request: Request) -> Response:
+    text = request.query_params.get("ply", "")
+    ply = int(text) if text.isdigit() and len(text) <= MAX_DIGITS else text
+    return JSONResponse(_games(request).position(_session(request), ply))
 
 
 async def record(request: Request) -> Response:
@@ -177,7 +196,8 @@ async def record(request: Request) -> Response:
                                     "do); download format=jsonl")
         text, media = sgf + "\n", "application/x-go-sgf"
     else:
-        raise RequestError(400, f"format={kind!r}: use jsonl (every game) or sgf (Go, Gomoku)")
+        raise RequestError(400, f"format={kind[:20]!r}: use jsonl (every game) or sgf (Go, "
+                                "Gomoku)")
     return Response(text, media_type=media, headers={
         "Content-Disposition": f'attachment; filename="{stem}.{kind}"'})
 
@@ -190,9 +210,9 @@ async def live(websocket: WebSocket) -> None:
     except UnknownGameIdError:
         await websocket.close(code=4404, reason="no such game")
         return
-    await websocket.accept()
-    queue = games.subscribe(session)
+    queue = games.subscribe(session)  # before any await: the game cannot close in between
     try:
+        await websocket.accept()
         await websocket.send_json({"type": "view", "view": games.view(session)})
         listener = asyncio.ensure_future(_until_closed(websocket))
         while not listener.done():
@@ -204,6 +224,8 @@ async def live(websocket: WebSocket) -> None:
                 getter.cancel()
     except (WebSocketDisconnect, RuntimeError):
         pass
+    except UnknownGameIdError:  # the game closed while the page connected
+        await websocket.close(code=4404, reason="no such game")
     finally:
         games.unsubscribe(session, queue)
 
@@ -241,29 +263,57 @@ async def _json_body(request: Request) -> dict[str, Any]:
         if len(data) > MAX_BODY:
             raise RequestError(413, f"the body is over {MAX_BODY} bytes")
     try:
-        body = json.loads(data or b"{}")
+        body = json.loads(data or b"{}", parse_int=_short_int)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise RequestError(400, f"the body is not valid JSON: {err}") from None
+    except ValueError as err:  # a number over MAX_DIGITS digits
+        raise RequestError(400, str(err)) from None
+    except RecursionError:
+        raise RequestError(400, f"the body's JSON is nested deeper than {MAX_DEPTH} levels") \
+            from None
     if not isinstance(body, dict):
         raise RequestError(400, "the body must be a JSON object")
+    if _depth(body) > MAX_DEPTH:
+        raise RequestError(400, f"the body's JSON is nested deeper than {MAX_DEPTH} levels")
     return body
+
+
+def _short_int(text: str) -> int:
+    """A JSON integer of at most MAX_DIGITS digits (Python refuses 4300 and more anyway)."""
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"a number in the body has {len(text)} digits; at most {MAX_DIGITS}")
+    return int(text)
+
+
+def _depth(value: Any, level: int = 1) -> int:
+    """How deeply ``value`` nests (stops counting past MAX_DEPTH)."""
+    if level > MAX_DEPTH or not isinstance(value, (dict, list)):
+        return level
+    items = value.values() if isinstance(value, dict) else value
+    return max((_depth(item, level + 1) for item in items), default=level)
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestError)
-    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+    return _error(str(exc), exc.status)
 
 
 async def _bad_input(request: Request, exc: Exception) -> Response:
-    status = 429 if isinstance(exc, TooManyGamesError) else 400
-    return JSONResponse({"error": str(exc)}, status_code=status)
+    return _error(str(exc), 429 if isinstance(exc, TooManyGamesError) else 400)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+    return _error(str(exc.detail), exc.status_code)
 
 
 async def _crashed(request: Request, exc: Exception) -> Response:
-    return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"},
-                        status_code=500)
+    return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+def _error(message: str, status: int) -> Response:
+    """``{"error": message}`` on one line, at most MAX_MESSAGE characters."""
+    line = " ".join(message.split())
+    if len(line) > MAX_MESSAGE:
+        line = line[:MAX_MESSAGE - 3] + "..."
+    return JSONResponse({"error": line}, status_code=status)

@@ -1,5 +1,5 @@
 """The board as the page draws it: cells, which cell each legal move is played by clicking,
-the last move, the pieces it captured or flipped, and the counts.
+the last move, the pieces it captured or flipped, the counts, a winning line and a score.
 
 The click map is derived from the rules alone (no per-game code): an action's *target* is the
 one cell it fills (a stone placed, a disc dropped, a square claimed); when it fills none, the
@@ -7,6 +7,10 @@ cell its move text names (Go's suicide, whose stone is removed at once), else th
 it removes in reading order (Nim: clicking a stone takes it and every stone to its right).
 Actions with no target (Go's and Othello's pass) are buttons. In games whose actions are the
 board's columns (Connect Four), a click anywhere in a column plays it.
+
+The winning line is read off the board the same way: when a move that only placed one piece
+wins the game, the longest straight run of the winner's pieces through it (of exactly
+``win_length`` where the game has that option), as in tic-tac-toe, Connect Four and Gomoku.
 """
 
 from __future__ import annotations
@@ -17,14 +21,26 @@ import numpy as np
 
 from boardzoo.envs.core import PLY, Game
 
-__all__ = ["action_targets", "board_view", "changed_cells", "game_view"]
+__all__ = ["action_targets", "board_view", "changed_cells", "game_view", "result_detail",
+           "winning_line"]
+
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+MIN_LINE = 3  # a shorter run is never shown as a winning line
 
 
 def action_targets(game: Game, state: np.ndarray) -> dict[int, int | None]:
     """Legal action -> the row-major index of the cell it is played by, or None (a pass)."""
+    return _effects(game, state)[0]
+
+
+def _effects(game: Game, state: np.ndarray) -> tuple[dict[int, int | None],
+                                                       dict[int, list[int]]]:
+    """(legal action -> its target cell or None, as :func:`action_targets`; action -> the
+    cells it empties, for the actions that only take pieces away, as in Nim)."""
     before = game.cells(state).ravel()
     named = _cell_names(game)
     targets: dict[int, int | None] = {}
+    removes: dict[int, list[int]] = {}
     for action in game.legal_actions(state):
         after = game.cells(game.step(state, action)).ravel()
         filled = np.flatnonzero((before == 0) & (after != 0))
@@ -35,9 +51,10 @@ def action_targets(game: Game, state: np.ndarray) -> dict[int, int | None]:
             targets[action] = named[game.action_to_str(action)]  # Go's suicide: placed, gone
         elif filled.size == 0 and emptied.size:
             targets[action] = int(emptied[0])
+            removes[action] = emptied.tolist()
         else:
             targets[action] = None
-    return targets
+    return targets, removes
 
 
 def _cell_names(game: Game) -> dict[str, int]:
@@ -68,10 +85,11 @@ def _click_map(game: Game, targets: dict[int, int | None], cols: int) -> dict[in
 
 def board_view(game: Game, state: np.ndarray) -> dict[str, Any]:
     """The position as JSON: cells (rows of 0 empty / 1 player_0 / 2 player_1), labels, the
-    click map, the buttons (moves without a cell), side to move and result."""
+    click map, the cells each removing move takes (Nim), the buttons (moves without a cell),
+    side to move and result."""
     cells = game.cells(state)
     rows, cols = cells.shape
-    targets = action_targets(game, state)
+    targets, removes = _effects(game, state)
     row_labels, col_labels = game.coordinate_labels()
     outcome = game.outcome(state)
     return {
@@ -82,6 +100,7 @@ def board_view(game: Game, state: np.ndarray) -> dict[str, Any]:
         "col_labels": col_labels,
         "targets": {str(a): cell for a, cell in targets.items() if cell is not None},
         "clicks": {str(cell): action for cell, action in _click_map(game, targets, cols).items()},
+        "removes": {str(a): cells for a, cells in removes.items()},
         "buttons": [{"action": a, "label": game.action_to_str(a)}
                     for a, cell in targets.items() if cell is None],
         "legal": {str(a): game.action_to_str(a) for a in targets},
@@ -104,3 +123,44 @@ def game_view(game: Game) -> dict[str, Any]:
         "symbols": list(game.piece_symbols),
         "num_actions": game.num_actions,
     }
+
+
+def winning_line(game: Game, before: np.ndarray, after: np.ndarray,
+                 cell: int | None) -> list[int]:
+    """The cells (row-major) of the line that the move from ``before`` to ``after``, played
+    on ``cell``, won the game with; [] for any other move (see the module docstring)."""
+    if cell is None or game.is_terminal(before) or not game.is_terminal(after):
+        return []
+    mover = game.to_play(before)
+    if game.returns(after)[mover] <= 0 or changed_cells(game, before, after):
+        return []
+    cells = game.cells(after)
+    rows, cols = cells.shape
+    row, col = divmod(cell, cols)
+    runs = [_run(cells, row, col, dr, dc) for dr, dc in _DIRECTIONS]
+    wanted = game.options.get("win_length")
+    exact = [run for run in runs if len(run) == wanted]
+    line = max(exact or runs, key=len)
+    return sorted(r * cols + c for r, c in line) if len(line) >= MIN_LINE else []
+
+
+def _run(cells: np.ndarray, row: int, col: int, dr: int, dc: int) -> list[tuple[int, int]]:
+    """The straight run of ``cells[row, col]``'s piece through (row, col) along (dr, dc)."""
+    piece, (rows, cols) = cells[row, col], cells.shape
+    run = [(row, col)]
+    for sign in (1, -1):
+        r, c = row + sign * dr, col + sign * dc
+        while 0 <= r < rows and 0 <= c < cols and cells[r, c] == piece:
+            run.append((r, c))
+            r, c = r + sign * dr, c + sign * dc
+    return run
+
+
+def result_detail(game: Game, state: np.ndarray) -> str | None:
+    """The score of a finished game where its rules keep one (Go's area score, komi
+    included: "B+3.5", "W+9.5", "0"), else None."""
+    score = getattr(game, "score", None)
+    if score is None:
+        return None
+    points = score(state)
+    return "0" if points == 0 else f"{'B' if points > 0 else 'W'}+{abs(points):g}"

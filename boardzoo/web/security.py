@@ -7,15 +7,31 @@ rebinding (a foreign name that resolves to 127.0.0.1, so the browser sends that 
 server's own hosts in ``Host``; an ``Origin``, where present, must be the server's own; and
 requests that change state (every method but GET/HEAD) and WebSocket handshakes must carry
 one. Refusals are a 403 with the reason (HTTP) or a handshake closed with code 1008.
+
+Serving beyond this machine is an explicit choice (:func:`check_bind`), and a connection that
+does not finish its request head within :data:`HEAD_SECONDS` is closed
+(:class:`HeadTimeoutProtocol`), so half-open connections dribbling headers cannot pile up.
 """
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-__all__ = ["HostOriginGuard", "loopback_hosts"]
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from boardzoo.errors import InvalidOptionError
+
+__all__ = ["HEAD_SECONDS", "HeadTimeoutProtocol", "HostOriginGuard", "check_bind",
+           "is_loopback", "loopback_hosts"]
+
+#: seconds a connection has to send a complete request head (from its start, or from the
+#: previous response on a kept-alive connection)
+HEAD_SECONDS = 5.0
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -33,6 +49,64 @@ def loopback_hosts(host: str, port: int) -> list[str]:
     bound = f"[{host}]" if ":" in host and not host.startswith("[") else host
     names = {bound, *_LOOPBACK_NAMES}
     return sorted(f"{name}:{port}" for name in names)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or "localhost") is reachable from this machine only."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, remote_names: list[str]) -> None:
+    """Refuse (InvalidOptionError) a bind beyond loopback unless ``remote_names`` (the names
+    browsers will use for this machine) opt in; a loopback bind needs none."""
+    if not is_loopback(host) and not remote_names:
+        raise InvalidOptionError(
+            f"--host {host[:60]} would let any computer that can reach this one open games "
+            "here, each starting an agent process; to do that on purpose add --allow-remote "
+            "NAME (the name or address browsers will use for this machine)")
+
+
+class HeadTimeoutProtocol(H11Protocol):
+    """uvicorn's HTTP protocol, closing a connection whose request head is not complete
+    within HEAD_SECONDS of its start or of the previous response."""
+
+    head_seconds = HEAD_SECONDS
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: Any) -> None:  # noqa: D102 - uvicorn's hook
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def data_received(self, data: bytes) -> None:  # noqa: D102 - uvicorn's hook
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE and self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def on_response_complete(self) -> None:  # noqa: D102 - uvicorn's hook
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:  # noqa: D102 - uvicorn's hook
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        super().connection_lost(exc)
+
+    def _arm_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        self._head_timer = self.loop.call_later(self.head_seconds, self._head_overdue)
+
+    def _head_overdue(self) -> None:
+        self._head_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
 
 
 class HostOriginGuard:

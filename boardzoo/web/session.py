@@ -1,5 +1,6 @@
 """One game on the page: the position and its history, the person's seat, the opponent's
-spec, and the undo / swap rules. Pure bookkeeping: no I/O, no agent, no event loop.
+spec, the undo / swap / resign rules and the result. Pure bookkeeping: no I/O, no agent, no
+event loop.
 
 ``history[k]`` is the env snapshot after ``k`` moves from the start (a loaded position or
 the initial one), ``moves[k]`` the action played from ``history[k]``; undo pops back to the
@@ -19,7 +20,14 @@ from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
 from boardzoo.errors import IllegalActionError, InvalidPositionError
 from boardzoo.timecontrol import GameClock, TimeControl
-from boardzoo.web.board import action_targets, board_view, changed_cells, game_view
+from boardzoo.web.board import (
+    action_targets,
+    board_view,
+    changed_cells,
+    game_view,
+    result_detail,
+    winning_line,
+)
 
 __all__ = ["GameSession", "StaleMoveError", "load_record"]
 
@@ -50,6 +58,7 @@ class GameSession:
             self.play(action)
         self.clock = None if time_control is None else GameClock(time_control)
         self.turn_started: float | None = None  # when the running clock was started
+        self.resigned: int | None = None  # the seat that resigned
 
     # ----------------------------------------------------------------------- clocks
     def start_clock(self) -> None:
@@ -88,12 +97,30 @@ class GameSession:
         return len(self.moves)
 
     def over(self) -> bool:
-        """The game has ended: by the rules, or a seat has run out of time."""
-        return self.game.is_terminal(self.state) or self.flagged() is not None
+        """The game has ended: by the rules, on time or by resignation."""
+        return self.game.is_terminal(self.state) or self.forfeit() is not None
 
     def flagged(self) -> int | None:
         """The seat that lost on time, or None."""
         return None if self.clock is None else self.clock.flagged
+
+    def forfeit(self) -> tuple[int, str] | None:
+        """(the seat that lost, "time" or "resignation") for a game not ended by the rules."""
+        late = self.flagged()
+        if late is not None:
+            return late, "time"
+        if self.resigned is not None:
+            return self.resigned, "resignation"
+        return None
+
+    def returns(self) -> list[float]:
+        """Per seat: +1 win, 0 draw, -1 loss (zeros while the game runs)."""
+        lost = self.forfeit()
+        if lost is None:
+            return self.game.returns(self.state).tolist()
+        returns = [1.0, 1.0]
+        returns[lost[0]] = -1.0
+        return returns
 
     def agent_to_move(self) -> bool:
         return not self.over() and self.game.to_play(self.state) != self.human_seat
@@ -122,7 +149,7 @@ class GameSession:
                 "the board has changed: look again")
         if self.over():
             raise IllegalActionError("the game is over: start a new game" + (
-                "" if self.flagged() is not None else " or undo"))
+                "" if self.forfeit() is not None else " or undo"))
         if self.agent_to_move():
             raise IllegalActionError("it is the agent's turn: wait for its move or press "
                                      "'move now'")
@@ -132,11 +159,20 @@ class GameSession:
         """Take back moves to the person's previous turn (the agent's reply with them)."""
         if not self.moves:
             raise IllegalActionError("nothing to undo: this is the start of the game")
-        if self.flagged() is not None:
-            raise IllegalActionError("a game lost on time cannot be undone: start a new game")
+        lost = self.forfeit()
+        if lost is not None:
+            raise IllegalActionError(f"a game lost on {lost[1]} cannot be undone: start a new "
+                                     "game")
         self._pop()
         while self.moves and self.game.to_play(self.state) != self.human_seat:
             self._pop()
+        self.touch()
+
+    def resign(self) -> None:
+        """The person gives the game up (the agent wins)."""
+        if self.over():
+            raise IllegalActionError("the game is over: start a new game")
+        self.resigned = self.human_seat
         self.touch()
 
     def swap(self) -> None:
@@ -163,36 +199,58 @@ class GameSession:
     # ----------------------------------------------------------------------- views
     def view(self) -> dict[str, Any]:
         """Everything the page draws, as JSON."""
-        board = board_view(self.game, self.state)
-        last = changed = None
-        if self.moves:
-            previous = self.history[-2].state
-            last = action_targets(self.game, previous).get(self.moves[-1])
-            changed = [c for c in changed_cells(self.game, previous, self.state) if c != last]
         return {
             "id": self.id,
             "game": game_view(self.game),
-            "board": board,
+            **self.position_view(self.ply),
             "human_seat": self.human_seat,
             "agent": self.agent_spec,
             "moves": [self.game.action_to_str(a) for a in self.moves],
-            "last_move": {"cell": last, "move": self.game.action_to_str(self.moves[-1])}
-            if self.moves else None,
-            "changed": changed or [],
             "captures": list(self.captures),
             "start": self.start,
             "clock": self.clock_view(),
+            "result": self.result(),
         }
+
+    def position_view(self, ply: int) -> dict[str, Any]:
+        """The position after ``ply`` moves as JSON: its board, the move that led to it (its
+        cell and text), the cells that move captured or flipped, and the winning line of a
+        game won on that move."""
+        state = self.history[ply].state
+        last = changed = line = None
+        if ply:
+            previous = self.history[ply - 1].state
+            last = action_targets(self.game, previous).get(self.moves[ply - 1])
+            changed = [c for c in changed_cells(self.game, previous, state) if c != last]
+            line = winning_line(self.game, previous, state, last)
+        return {
+            "ply": ply,
+            "board": board_view(self.game, state),
+            "last_move": {"cell": last, "move": self.game.action_to_str(self.moves[ply - 1])}
+            if ply else None,
+            "changed": changed or [],
+            "line": line or [],
+        }
+
+    def result(self) -> dict[str, Any] | None:
+        """How the game ended (None while it runs): ``winner`` (a seat, None for a draw),
+        ``reason`` ("rules", "time" or "resignation") and ``detail`` (Go's score such as
+        "W+9.5", Othello's discs, else None)."""
+        if not self.over():
+            return None
+        lost = self.forfeit()
+        if lost is not None:
+            return {"winner": 1 - lost[0], "reason": lost[1], "detail": None}
+        returns = self.game.returns(self.state)
+        winner = None if returns[0] == returns[1] else int(returns[1] > returns[0])
+        return {"winner": winner, "reason": "rules",
+                "detail": result_detail(self.game, self.state)}
 
     def record(self) -> dict[str, Any]:
         """The game as an arena record (:class:`boardzoo.arena.GameRecord`, JSON-ready),
         with the person as agent_a: ``score`` is the person's (1 win, 0.5 draw, 0 loss;
-        0.5 while the game runs)."""
-        returns = self.game.returns(self.state).tolist()
-        late = self.flagged()
-        if late is not None:  # a loss on time
-            returns = [1.0, 1.0]
-            returns[late] = -1.0
+        0.5 while the game runs); a loss on time or by resignation is a loss."""
+        returns = self.returns()
         record = GameRecord(index=0, agent_a_seat=self.human_seat, opening=[],
                             moves=list(self.moves), returns=returns,
                             score=(returns[self.human_seat] + 1.0) / 2.0,
@@ -216,8 +274,8 @@ def load_record(game: Game, text: str) -> tuple[str | None, list[int]]:
         return text, []
     try:
         record = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InvalidPositionError(f"the record is not valid JSON: {err}") from None
+    except (ValueError, RecursionError) as err:  # bad JSON, too deep, a huge number
+        raise InvalidPositionError(f"the record is not valid JSON: {err}"[:200]) from None
     if not isinstance(record, dict):
         raise InvalidPositionError("a record is one JSON object (a line of a .jsonl file)")
     moves = list(record.get("opening") or []) + list(record.get("moves") or [])

@@ -36,9 +36,11 @@ class AlphaZeroAgent(MCTSAgent):
         game: the rules the network was trained for; searching another game or options
             raises InvalidOptionError.
         symmetric: average the network over the game's symmetries at every evaluation.
-        simulations, time_limit, c, selection, dirichlet, temperature, reuse_tree, solver,
-        exact_solver, unvisited_q, gumbel_actions, batch_size, cache_size, seed: as for
-            :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
+
+    The other arguments (``simulations``, ``time_limit``, ``c``, ``selection``, ``dirichlet``,
+    ``temperature``, ``reuse_tree``, ``solver``, ``exact_solver``, ``unvisited_q``,
+    ``gumbel_actions``, ``batch_size``, ``cache_size``, ``seed``) are as for
+    :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
     """
 
     def __init__(
@@ -135,13 +137,11 @@ class AlphaZeroAgent(MCTSAgent):
         return batcher.stats
 
     def clear_cache(self) -> None:
-        """Forget cached network evaluations and the statistics (benchmarks; after
-        changing the weights)."""
+        """Forget cached network evaluations (benchmarks; after changing the weights)."""
         batcher = self.searcher(self._model()).batcher
         assert batcher is not None
         if batcher.cache is not None:
             batcher.cache.clear()
-        batcher.stats = BatchStats()
 
     def _model(self) -> EnvModel:
         if self._game_model is None:

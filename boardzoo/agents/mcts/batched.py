@@ -24,6 +24,7 @@ model in Python, with the same rules.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -170,7 +171,7 @@ def path_to(ints, node, path):
 
 
 @njit(cache=True)
-def finish_leaves(trees, cfg, leaf_tree, leaf_node, evaluated, rng, done):
+def finish_leaves(trees, cfg, leaf_tree, leaf_node, evaluated, done):
     """Step 3 for the leaves ``leaf_node[k]`` of trees ``leaf_tree[k]``, one per row of
     ``evaluated``."""
     path = np.empty(MAX_TREE_DEPTH, np.int64)
@@ -182,7 +183,7 @@ def finish_leaves(trees, cfg, leaf_tree, leaf_node, evaluated, rng, done):
         add_virtual_loss(ints, floats, path, length, -1)
         ints[node, FIRST] = -1
         expand(ints, floats, trees.meta[b], node, evaluated.to_play[k], evaluated.masks[k],
-               evaluated.priors[k], no_values, False, 0.0, rng)
+               evaluated.priors[k], no_values, 0.0, cfg.tie_salt)
         backup(ints, floats, path, length, evaluated.values0[k])
         if cfg.solver:
             propagate_proof(ints, path, length)
@@ -308,6 +309,11 @@ class BatchStats:
     calls: int = 0
     network_seconds: float = 0.0
 
+    def since(self, earlier: BatchStats) -> BatchStats:
+        """What was done after ``earlier`` (a copy of these statistics taken then)."""
+        return BatchStats(*(getattr(self, f.name) - getattr(earlier, f.name)
+                            for f in dataclasses.fields(self)))
+
 
 def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Row-wise softmax over the legal actions (float64 ``[B, A]``, zeros where illegal)."""
@@ -333,18 +339,18 @@ class BatchedSearch:
                 if self.cache_size else None}
 
     def run_tree(self, tree: Tree, cfg: Any, model: Any, root: Any, simulations: int,
-                 leaves: int, rng: np.ndarray, deadline: float = 0.0,
+                 leaves: int, deadline: float = 0.0,
                  forced_child: int = -1) -> tuple[int, bool]:
         """Up to ``simulations`` more simulations in one tree, ``leaves`` per evaluator call
         (virtual loss keeps them apart); returns (done, whether the tree is full)."""
         targets = np.array([simulations], np.int64)
         done = np.zeros(1, np.int64)
         full = self.run(_OneTree(tree), cfg, model, roots_array(model, [root]), targets, done,
-                        leaves, rng, deadline, forced_child)
+                        leaves, deadline, forced_child)
         return int(done[0]), bool(full[0])
 
     def run(self, trees: Forest | _OneTree, cfg: Any, model: Any, roots: np.ndarray,
-            targets: np.ndarray, done: np.ndarray, leaves: int, rng: np.ndarray,
+            targets: np.ndarray, done: np.ndarray, leaves: int,
             deadline: float = 0.0, forced_child: int = -1) -> np.ndarray:
         """Advance every tree ``b`` until it has run ``targets[b]`` simulations (``done``
         counts them), its root is proven, it is full (grown to ``max_nodes``: the returned
@@ -372,7 +378,7 @@ class BatchedSearch:
                                          out)
             if count:
                 evaluated = self._evaluate(tag, model, out.states[:count])
-                finish_leaves(arrays, cfg, out.tree, out.node, evaluated, rng, done)
+                finish_leaves(arrays, cfg, out.tree, out.node, evaluated, done)
             self.stats.simulations += int(done.sum()) - before
         return full
 

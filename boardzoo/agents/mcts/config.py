@@ -82,13 +82,6 @@ class MCTSConfig:
         return self.evaluator if isinstance(self.evaluator, Evaluator) else None
 
     @property
-    def uses_priors(self) -> bool:
-        """Whether selection reads the children's priors (so computing the game's move
-        priors is worth it): PUCT, Gumbel, progressive widening, RAVE's prior visits."""
-        return (self.selection != "uct" or self.progressive_widening
-                or (self.rave and self.prior_visits > 0))
-
-    @property
     def gumbel_width(self) -> int:
         """Root actions Gumbel's sequential halving starts with: ``gumbel_actions``, or 16
         when an evaluator gives informative priors and every legal action when priors are

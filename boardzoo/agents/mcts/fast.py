@@ -182,7 +182,7 @@ def simulate(tag, tree, cfg, state, rng, scratch, forced_child):
         legal_mask(tag, state, mask)
         move_priors(tag, state, mask, priors[0], priors[1])
         if not expand(ints, floats, tree.meta, node, to_move, mask, priors[0], priors[1],
-                      cfg.progressive_widening, cfg.prior_visits if cfg.rave else 0.0, rng):
+                      cfg.prior_visits if cfg.rave else 0.0, cfg.tie_salt):
             return NEED_SPACE
         value0, count = leaf_value(tag, state, rng, scratch.trace)
         if cfg.rave:

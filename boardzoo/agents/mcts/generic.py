@@ -47,12 +47,11 @@ from boardzoo.timecontrol import monotonic
 
 def run_generic(
     tree: Tree,
-    cfg: np.ndarray,
+    cfg: Any,
     model: Any,
     root: Any,
     simulations: int,
     deadline: float,
-    rng: np.ndarray,
     np_rng: np.random.Generator,
     forced_child: int = -1,
 ) -> tuple[int, int]:
@@ -63,12 +62,12 @@ def run_generic(
             return done, OUT_OF_TIME
         if cfg.solver and tree.ints[0, PROVEN] != UNKNOWN:
             return done, ROOT_PROVEN
-        if _simulate(tree, cfg, model, root, rng, np_rng, forced_child) == NEED_SPACE:
+        if _simulate(tree, cfg, model, root, np_rng, forced_child) == NEED_SPACE:
             return done, NEED_SPACE
     return simulations, RAN_ALL
 
 
-def _simulate(tree, cfg, model, root, rng, np_rng, forced_child) -> int:
+def _simulate(tree, cfg, model, root, np_rng, forced_child) -> int:
     ints, floats = tree.ints, tree.floats
     solver, rave = cfg.solver, cfg.rave
     last_play = np.full((2, model.num_actions), -1, np.int64) if rave else None
@@ -98,8 +97,8 @@ def _simulate(tree, cfg, model, root, rng, np_rng, forced_child) -> int:
         priors = mask / mask.sum()
         value0 = _seat0_value(model.playout(state, np_rng))
         values = np.zeros(model.num_actions)  # no heuristic values through a model
-        if not expand(ints, floats, tree.meta, node, to_move, mask, priors, values,
-                      cfg.progressive_widening, 0.0, rng):
+        if not expand(ints, floats, tree.meta, node, to_move, mask, priors, values, 0.0,
+                      cfg.tie_salt):
             return NEED_SPACE
     path_array = np.asarray(path, dtype=np.int64)
     backup(ints, floats, path_array, len(path), value0)

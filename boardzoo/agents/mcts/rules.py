@@ -45,7 +45,7 @@ from boardzoo.agents.mcts.tree import (
     VISITS,
     WIN,
 )
-from boardzoo.rng import uniform
+from boardzoo.rng import scramble
 
 # selection kinds
 UCT, PUCT, GUMBEL = 0, 1, 2
@@ -64,7 +64,8 @@ class SearchConfig(NamedTuple):
     ``solver`` MCTS-Solver; ``gumbel_c_visit``/``gumbel_c_scale`` Gumbel's sigma;
     ``implicit_minimax`` the alpha of implicit minimax backups (0: off); ``prior_visits``
     the virtual AMAF visits a new child starts with under RAVE, at its heuristic value
-    (Gelly & Silver's prior knowledge; 0: off).
+    (Gelly & Silver's prior knowledge; 0: off); ``tie_salt`` keys the order of children of
+    equal prior (:func:`expand`): one number per search.
     """
 
     kind: int = UCT
@@ -81,6 +82,7 @@ class SearchConfig(NamedTuple):
     gumbel_c_scale: float = 1.0
     implicit_minimax: float = 0.0
     prior_visits: float = 0.0
+    tie_salt: int = 0
 
     def typed(self) -> SearchConfig:
         """The same settings with exact Python types (one numba specialisation for all)."""
@@ -89,7 +91,7 @@ class SearchConfig(NamedTuple):
             bool(self.rave), float(self.rave_k), bool(self.progressive_widening),
             float(self.pw_c), float(self.pw_alpha), bool(self.solver),
             float(self.gumbel_c_visit), float(self.gumbel_c_scale),
-            float(self.implicit_minimax), float(self.prior_visits),
+            float(self.implicit_minimax), float(self.prior_visits), int(self.tie_salt),
         )
 
 
@@ -166,8 +168,8 @@ def select_child(ints, floats, node, cfg):
     * PUCT: ``Q + c * P * sqrt(N_parent) / (1 + N)``, unvisited Q = first-play urgency.
 
     ``N_parent`` counts the visits that went on to a child: all of the node's visits but the
-    one that expanded it. Ties go to the earlier child (action order, or prior order under
-    progressive widening); proven losses are skipped while anything else is left.
+    one that expanded it. Ties go to the earlier child (prior order, random among equal
+    priors: see :func:`expand`); proven losses are skipped while anything else is left.
     """
     first = ints[node, FIRST]
     parent_n = max(ints[node, VISITS] - 1, 0)
@@ -222,13 +224,15 @@ def completed_q(ints, floats, node, cfg, count):
 
 
 @njit(cache=True, inline="always")
-def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_prior, amaf_visits,
-           rng):
+def expand(ints, floats, meta, node, to_move, mask, priors, values, amaf_visits, salt):
     """Create one child per legal action of ``node`` (``mask``), with ``priors`` and heuristic
     ``values`` (mover's view, the children's first implicit minimax values, and their
-    ``amaf_visits`` virtual AMAF visits; per action, ignored where illegal). Under progressive
-    widening the children are sorted by prior (random among equal priors). Returns False
-    when the tree has no room."""
+    ``amaf_visits`` virtual AMAF visits; per action, ignored where illegal), sorted by prior,
+    equal priors in a pseudo-random order (:func:`_tie_break`, keyed by ``salt``, the node
+    and the action): selection tries unvisited children in that order, so no action is
+    favoured for its number (in action order, UCT's replies below a node with fewer visits
+    than children were always the first actions: a Gomoku search only ever answered on the
+    top rows). Returns False when the tree has no room."""
     count = 0
     for a in range(mask.shape[0]):
         count += mask[a]
@@ -255,24 +259,33 @@ def expand(ints, floats, meta, node, to_move, mask, priors, values, order_by_pri
             floats[row, AMAF_N] = amaf_visits
             floats[row, AMAF_W] = amaf_visits * values[a]
             k += 1
-    if order_by_prior:
-        _sort_children_by_prior(ints, floats, first, count, rng)
+    _sort_children_by_prior(ints, floats, first, count, np.uint64(node), salt)
     meta[SIZE] = first + count
     return True
 
 
 @njit(cache=True)
-def _sort_children_by_prior(ints, floats, first, count, rng):
-    """Insertion sort of sibling rows by prior, descending; ties in random order."""
+def _sort_children_by_prior(ints, floats, first, count, node, salt):
+    """Sibling rows sorted by prior, descending; equal priors in :func:`_tie_break` order."""
     keys = np.empty(count)
     for k in range(count):
-        keys[k] = floats[first + k, PRIOR] + 1e-9 * uniform(rng)
+        keys[k] = floats[first + k, PRIOR] + 1e-9 * _tie_break(salt, node, ints[first + k, ACTION])
     order = np.argsort(-keys)
     rows_i = ints[first : first + count, :].copy()
     rows_f = floats[first : first + count, :].copy()
     for k in range(count):
         ints[first + k, :] = rows_i[order[k], :]
         floats[first + k, :] = rows_f[order[k], :]
+
+
+@njit(cache=True, inline="always")
+def _tie_break(salt, node, action):
+    """A pseudo-random number in [0, 1) for a child: a hash of the search's ``salt``, the
+    parent row and the action. Unlike a draw from a random stream it depends on nothing
+    else, so a tree searched alone or among many (a batched search) breaks ties alike."""
+    mixed = scramble(np.uint64(salt) ^ scramble(node * np.uint64(0x9E3779B97F4A7C15)
+                                                ^ np.uint64(action)))
+    return np.float64(mixed >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True, inline="always")

@@ -105,7 +105,8 @@ class MCTS:
                  batch_size: int = 16, cache_size: int = 1 << 18,
                  max_nodes: int = DEFAULT_MAX_NODES, threads: int = 1):
         self.config = config
-        self.compiled_config: SearchConfig = config.compiled()
+        salt = int(np_rng.integers(0, 1 << 62))  # the order of equal priors: see rules.expand
+        self.compiled_config: SearchConfig = config.compiled()._replace(tie_salt=salt)
         self.np_rng, self.rng = np_rng, rng
         self.batch_size = batch_size
         self.max_nodes = max_nodes
@@ -173,12 +174,12 @@ class MCTS:
         targets = np.ones(count, np.int64)  # every root expanded first, as run() does
         forest = Forest(count, 1 + model.num_actions * FOREST_EXPANSIONS, self.max_nodes)
         states, done = roots_array(model, list(roots)), np.zeros(count, np.int64)
-        self.batcher.run(forest, self.compiled_config, model, states, targets, done, 1, self.rng)
+        self.batcher.run(forest, self.compiled_config, model, states, targets, done, 1)
         for k in range(count):
             if noise is not None and noise[k] is not None and self.config.dirichlet:
                 add_root_noise(forest.tree(k), *self.config.dirichlet, noise[k])
         targets[:] = simulations
-        self.batcher.run(forest, self.compiled_config, model, states, targets, done, 1, self.rng)
+        self.batcher.run(forest, self.compiled_config, model, states, targets, done, 1)
         return [summarize(forest.tree(k), model.num_actions, self.config.solver, lines=False)
                 for k in range(count)]
 
@@ -203,10 +204,9 @@ class MCTS:
         if self.batcher is not None:
             return self._batched(model, root)
         if not isinstance(model, GameModel):
-            return self._generic(self.tree, self.rng, model, root)
+            return self._generic(model, root)
         config, num_actions = self.config, model.num_actions
-        tag = search_tag(model.game, config.rollout, config.evaluator, config.rave,
-                         config.uses_priors)
+        tag = search_tag(model.game, config.rollout, config.evaluator, config.rave)
         _warm_up(tag, self.compiled_config, model.game.initial_state(), num_actions)
 
         def compiled_over(tree: Tree, rng: np.ndarray) -> Simulate:
@@ -222,9 +222,9 @@ class MCTS:
             return own
         return self.helpers.wrap(own, compiled_over, self.tree)
 
-    def _generic(self, tree: Tree, rng: np.ndarray, model: EnvModel, root: Any) -> Simulate:
+    def _generic(self, model: EnvModel, root: Any) -> Simulate:
         def simulate(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
-            return run_generic(tree, self.compiled_config, model, root, n, deadline, rng,
+            return run_generic(self.tree, self.compiled_config, model, root, n, deadline,
                                self.np_rng, forced)
 
         return simulate
@@ -235,12 +235,12 @@ class MCTS:
         assert batcher is not None
         if isinstance(model, GameModel) and type(model.game) not in _WARM:  # compile it now
             batcher.run_tree(Tree(1 << 12), self.compiled_config, model,
-                             model.game.initial_state(), 2, 2, make_rng(0))
+                             model.game.initial_state(), 2, 2)
             _WARM.add(type(model.game))
 
         def simulate(n: int, deadline: float, forced: int = -1) -> tuple[int, int]:
             done, full = batcher.run_tree(self.tree, self.compiled_config, model, root, n,
-                                          self.batch_size, self.rng, deadline, forced)
+                                          self.batch_size, deadline, forced)
             if self.config.solver and self.tree.ints[0, PROVEN] != UNKNOWN:
                 return done, fast.ROOT_PROVEN
             if full:

@@ -30,7 +30,7 @@ Score-shaded playout values (:func:`score_playout_value`, optional, Fuego's scor
 modification): a playout is worth its result shaded by 2% of its area margin, so the
 search prefers the bigger of two equally sure wins. Not a default: against GNU Go level
 10 0.82 over 44 games where the default scored 0.91 on the same openings (9x9, 1 s a
-move; docs/agents.md).
+move; benchmarks/results/go-strength.md).
 
 Ownership (:func:`ownership_estimate_kernel`): who owns each point at the end, averaged over
 heuristic playouts, for the dead stones of :mod:`boardzoo.gtp_engine`.

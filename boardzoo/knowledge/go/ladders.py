@@ -10,7 +10,7 @@ the defaults since 2026-12-04: against GNU Go level 10 (9x9, 1 s a move) they li
 default agent from 0.74 to 0.88 on the same 50 openings and from 0.67 to 0.74 on 100 others
 (33 games won only with them, 19 only without; sign test p = 0.07), and scored 0.86 [0.78,
 0.91] over 100 games; in self-play, where neither side reads ladders, 0.50 [0.35, 0.65] over
-40 games against the same agent without them (docs/agents.md).
+40 games against the same agent without them (benchmarks/results/go-strength.md).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ games): 0.77 [0.68, 0.84] with step 4's self-atari filter, 0.55 [0.40, 0.69] (40
 without it (both before step 3 existed). Step 3 costs 13% of the playout rate on 9x9,
 29% on 13x13 and 36% on 19x19, and pays for it at equal time: 0.75 [0.55, 0.88] over 24
 games against the same playouts without it (9x9, 0.3 s a move;
-``python -m benchmarks.go_strength feature patterns``; docs/agents.md), so the default
-playout is :func:`pattern_playout_kernel` with the ladder check
+``python -m benchmarks.go_strength feature patterns``; benchmarks/results/go-strength.md),
+so the default playout is :func:`pattern_playout_kernel` with the ladder check
 (:func:`ladder_playout_kernel`); :func:`heuristic_playout_kernel` is steps 1, 2 and 4
 only. The optional steps below are each measured on top of the default playout of their
 day; their kernels now add them to the ladder playout.
@@ -35,7 +35,7 @@ liberty where our stone keeps two; for one of our chains next to the last move w
 liberties, capture an opponent chain in atari touching it or extend to three liberties.
 It costs about a quarter of the playout rate on 9x9 (a fifth on 13x13) and has not paid
 for that at equal time (0.475 [0.37, 0.58] over 80 games against the default playouts,
-9x9, 0.3 s a move; docs/agents.md), so it is not a default.
+9x9, 0.3 s a move; benchmarks/results/go-strength.md), so it is not a default.
 
 Last good reply with forgetting (:func:`reply_playout_trace_kernel`, Baier & Drake 2010):
 after the tactical step, the reply that won the last playout that met the same one or
@@ -44,14 +44,14 @@ its stored replies that it played. The tables live in the search's trace buffer 
 :data:`REPLY_OFFSET`), so they last one search. Not a default: 0.475 [0.33, 0.63] over 40
 games against the default at x0.89 the simulations (9x9, 0.5 s a move), and against GNU
 Go level 10 0.83 over 52 games where the default scored 0.87 on the same openings (9x9,
-1 s a move; docs/agents.md).
+1 s a move; benchmarks/results/go-strength.md).
 
 Nakade (:func:`nakade_playout_kernel`, as in Pachi's playouts): after the tactical
 step, the vital point of an empty region of 3 to :data:`NAKADE_MAX` points next to the
 last move, bordered by one colour only (the one point with the most neighbours in the
 region: the middle of a straight three, the centre of a pyramid four, bulky five or
 rabbity six). Not a default: 0.475 [0.33, 0.63] over 40 games against the default at
-about 0.7x the playout rate (9x9, 0.5 s a move; docs/agents.md).
+about 0.7x the playout rate (9x9, 0.5 s a move; benchmarks/results/go-strength.md).
 
 No move ever fills one of the mover's own eyes (the eye test of :mod:`boardzoo.envs.go_board`)
 and every move is legal under the state's ko/superko/suicide rules; the game ends as the

@@ -8,7 +8,7 @@ Two-liberty priors (:func:`liberty_prior_kernel`, optional): the ladder priors p
 bonus for an atari on an opponent chain of two liberties that keeps two of its own, and
 for a move that gives an own two-liberty chain three. Not a default: against GNU Go level
 10 0.80 over 44 games where the default scored 0.91 on the same openings (9x9, 1 s a
-move; docs/agents.md).
+move; benchmarks/results/go-strength.md).
 
 Learned pattern priors (:func:`make_learned_prior_kernel`, optional): the ladder priors
 with the pattern term read from a table of one logit per 3x3 pattern
@@ -16,7 +16,7 @@ with the pattern term read from a table of one logit per 3x3 pattern
 Go's moves (``benchmarks.go_fit_patterns``) instead of PRIOR_PATTERN for MoGo's patterns.
 Not a default: they predict GNU Go's moves better (top move 27% against 18% on held-out
 games) but scored 0.87 over 100 games against GNU Go level 10 where the default scored
-0.86 on the same openings (9x9, 1 s a move; docs/agents.md).
+0.86 on the same openings (9x9, 1 s a move; benchmarks/results/go-strength.md).
 """
 
 from __future__ import annotations

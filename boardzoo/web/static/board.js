@@ -1,10 +1,13 @@
 // The board as SVG: cells or intersections, pieces, legal moves, the last move, captured or
-// flipped pieces, and the agent's visit heat-map and (Go) ownership. Cells are row-major
-// indices; `view` is the server's game view (see boardzoo/web/session.py).
+// flipped pieces, a winning line, Go's dead stones, and the agent's visit heat-map and (Go)
+// ownership. Cells are row-major indices; `position` is the server's position view (see
+// position_view in boardzoo/web/session.py) and `game` its game view.
 
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 60;   // user units per cell
-const MARGIN = 28; // room for the coordinate labels
+const MARGIN = 28; // room for the coordinate labels (above and to the left)
+const EDGE = 6;    // room below and to the right
+const MOST_DOTS = 40; // legal moves are dotted when there are at most this many
 
 function el(name, attrs = {}, text) {
   const node = document.createElementNS(SVG, name);
@@ -16,63 +19,71 @@ function el(name, attrs = {}, text) {
 const rgb = (c, alpha = 1) => `rgba(${c[0]}, ${c[1]}, ${c[2]}, ${alpha})`;
 const dark = (c) => c[0] * 0.299 + c[1] * 0.587 + c[2] * 0.114 < 128;
 
-export function drawBoard(svg, view, options) {
-  const { board, game } = view;
+// options: {playable: clicks allowed, heat: show the heat-map, analysis, dead: Go's dead
+// stones (cells)}
+export function drawBoard(svg, game, position, options) {
+  const { board } = position;
   const { rows, cols } = board;
-  const width = cols * CELL + 2 * MARGIN;
-  const height = rows * CELL + 2 * MARGIN;
+  const width = cols * CELL + MARGIN + EDGE;
+  const height = rows * CELL + MARGIN + EDGE;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.style.maxWidth = `${Math.min(600, width * 1.6)}px`;
   svg.replaceChildren();
   svg.dataset.game = game.name;
   const centre = (cell) => [MARGIN + (cell % cols + 0.5) * CELL,
                             MARGIN + (Math.floor(cell / cols) + 0.5) * CELL];
   svg.appendChild(el("rect", { x: MARGIN, y: MARGIN, width: cols * CELL, height: rows * CELL,
                                rx: 6, fill: rgb(game.board_rgb), class: "board-bg" }));
-  const lineColour = dark(game.board_rgb) ? "rgba(255,255,255,0.35)" : "rgba(0,0,0,0.55)";
-  drawGrid(svg, rows, cols, game.intersections, lineColour);
-  drawLabels(svg, board, game.intersections);
+  const darkBoard = dark(game.board_rgb);
+  drawGrid(svg, rows, cols, game.intersections,
+           darkBoard ? "rgba(255,255,255,0.35)" : "rgba(0,0,0,0.55)");
+  drawLabels(svg, board);
   if (options.heat && options.analysis) drawHeat(svg, board, options.analysis, centre);
   if (options.analysis && options.analysis.ownership) {
     drawOwnership(svg, board, options.analysis.ownership, centre, game);
   }
+  // dots on the legal cells where they are few enough to help (not on Go's or Gomoku's
+  // open boards, where every empty point is legal: there a playable cell lights up instead)
+  const targets = new Set(Object.values(board.targets).map(String));
+  const dots = targets.size <= MOST_DOTS;
+  const line = new Set(position.line);
+  const dead = new Set(options.dead || []);
   const hits = el("g", { class: "hits" });  // on top: every click lands on a cell
   for (let cell = 0; cell < rows * cols; cell++) {
     const [x, y] = centre(cell);
     const piece = board.cells[Math.floor(cell / cols)][cell % cols];
-    if (piece) drawPiece(svg, game, piece, x, y).dataset.at = cell;
-    else if (options.yourTurn && String(cell) in invert(board.targets)) {
-      svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.08, class: "legal",
-                                     fill: rgb(game.piece_rgb[board.to_play], 0.3) }));
+    if (piece) {
+      const drawn = drawPiece(svg, game, piece, x, y);
+      drawn.dataset.at = cell;
+      if (line.has(cell)) drawn.classList.add("winning");
+      if (dead.has(cell)) drawDead(svg, game, piece, x, y, cell);
+    } else if (options.playable && dots && targets.has(String(cell))) {
+      svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.1, class: "legal",
+                                     fill: darkBoard ? "rgba(255,255,255,0.75)"
+                                       : rgb(game.piece_rgb[board.to_play], 0.35),
+                                     stroke: darkBoard ? "rgba(0,0,0,0.35)" : "none" }));
     }
     const square = el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL,
                                 class: "cell", "data-cell": cell, fill: "transparent" });
-    if (String(cell) in board.clicks && options.yourTurn) square.classList.add("playable");
+    if (String(cell) in board.clicks && options.playable) square.classList.add("playable");
     hits.appendChild(square);
   }
-  for (const cell of view.changed) {
+  for (const cell of position.changed) {
     const [x, y] = centre(cell);
     svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.44, class: "changed" }));
   }
-  if (view.last_move && view.last_move.cell !== null) {
-    const [x, y] = centre(view.last_move.cell);
-    svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.12, class: "last-move" }));
+  if (position.line.length) drawLine(svg, position.line.map(centre));
+  if (position.last_move && position.last_move.cell !== null) {
+    const [x, y] = centre(position.last_move.cell);
+    svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.47, class: "last-move" }));
   }
   svg.appendChild(hits);
-}
-
-const inverted = new WeakMap();
-function invert(targets) {  // cell -> action of the legal moves (drawn as dots)
-  if (!inverted.has(targets)) {
-    inverted.set(targets, Object.fromEntries(Object.entries(targets).map(([a, c]) => [c, a])));
-  }
-  return inverted.get(targets);
+  if (options.playable && board.removes) showRemovals(svg, board);
 }
 
 function drawGrid(svg, rows, cols, intersections, colour) {
   const half = intersections ? CELL / 2 : 0;
   const lines = el("g", { stroke: colour, "stroke-width": intersections ? 1.4 : 1.2 });
-  for (let r = intersections ? 0 : 1; r < (intersections ? rows : rows); r++) {
+  for (let r = intersections ? 0 : 1; r < rows; r++) {
     const y = MARGIN + r * CELL + half;
     lines.appendChild(el("line", { x1: MARGIN + half, y1: y, x2: MARGIN + cols * CELL - half, y2: y }));
   }
@@ -83,7 +94,7 @@ function drawGrid(svg, rows, cols, intersections, colour) {
   svg.appendChild(lines);
 }
 
-function drawLabels(svg, board, intersections) {
+function drawLabels(svg, board) {
   const labels = el("g", { class: "labels" });
   board.col_labels.forEach((text, c) => {
     labels.appendChild(el("text", { x: MARGIN + (c + 0.5) * CELL, y: MARGIN - 9 }, text));
@@ -105,6 +116,37 @@ function drawPiece(svg, game, piece, x, y) {
                                         class: "piece", "data-owner": piece,
                                         stroke: dark(colour) ? "#000" : "#9a9a9a",
                                         "stroke-width": 1 }));
+}
+
+function drawDead(svg, game, piece, x, y, cell) {
+  // a cross in the other colour over a stone the estimate calls dead
+  const colour = rgb(game.piece_rgb[2 - piece]);
+  const d = CELL * 0.2;
+  const cross = el("g", { class: "dead", "data-at": cell, stroke: colour, "stroke-width": 4,
+                          "stroke-linecap": "round" });
+  cross.appendChild(el("line", { x1: x - d, y1: y - d, x2: x + d, y2: y + d }));
+  cross.appendChild(el("line", { x1: x - d, y1: y + d, x2: x + d, y2: y - d }));
+  svg.appendChild(cross);
+}
+
+function drawLine(svg, points) {
+  // points are in reading order: the two ends of a straight line
+  const [[x1, y1], [x2, y2]] = [points[0], points[points.length - 1]];
+  svg.appendChild(el("line", { x1, y1, x2, y2, class: "winning-line" }));
+}
+
+function showRemovals(svg, board) {
+  // Nim: hovering a stone shows every stone the click takes with it
+  svg.querySelectorAll(".cell.playable").forEach((square) => {
+    const taken = board.removes[String(board.clicks[square.dataset.cell])] || [];
+    square.addEventListener("mouseenter", () => taken.forEach((cell) => {
+      const piece = svg.querySelector(`.piece[data-at="${cell}"]`);
+      if (piece) piece.classList.add("taken");
+    }));
+    square.addEventListener("mouseleave", () => {
+      svg.querySelectorAll(".piece.taken").forEach((p) => p.classList.remove("taken"));
+    });
+  });
 }
 
 function drawHeat(svg, board, analysis, centre) {

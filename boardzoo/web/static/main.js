@@ -1,131 +1,59 @@
-// The page: the new-game form, the game in play, the analysis panel.
+// The page: the game in play (board, status, result banner, clocks, controls, the moves and
+// stepping through them, keyboard play), with the form (form.js) and the analysis panel
+// (analysis.js). A game lives as long as this page: it is closed as the page goes away.
 import * as api from "./api.js";
+import { renderAnalysis } from "./analysis.js";
 import { drawBoard } from "./board.js";
+import { formSettings, gameLabel, setUpForm } from "./form.js";
 
 const $ = (id) => document.getElementById(id);
-const page = { catalog: null, view: null, analysis: null, live: null, busy: false };
+// view: the game's latest view; viewing: the ply shown while stepping through the moves
+// (null: the position now); positions: the positions fetched for stepping, by ply
+const page = { view: null, analysis: null, live: null, busy: false, viewing: null,
+               positions: new Map(), viewAt: 0 };
 
-// ------------------------------------------------------------------------- new game form
 async function start() {
+  let catalog;
   try {
-    page.catalog = await api.catalog();
+    catalog = await api.catalog();
   } catch (err) {
     return showMessage(`Could not load the games: ${err.message}`);
   }
-  for (const game of page.catalog.games) $("game").append(new Option(label(game.name), game.name));
-  $("game").addEventListener("change", fillForm);
-  $("agent").addEventListener("change", fillAgentOptions);
-  $("new-game").addEventListener("submit", (event) => { event.preventDefault(); newGame(); });
-  $("record-file").addEventListener("change", readRecordFile);
+  setUpForm(catalog, newGame);
   $("board").addEventListener("click", clickBoard);
   $("undo").addEventListener("click", () => send("undo"));
   $("swap").addEventListener("click", () => send("swap"));
   $("stop").addEventListener("click", () => send("stop"));
-  $("heat").addEventListener("change", render);
-  fillForm();
-}
-
-const NAMES = { tictactoe: "Tic-tac-toe", nim: "Nim", connect_four: "Connect Four",
-                othello: "Othello", go: "Go", gomoku: "Gomoku" };
-const label = (name) => NAMES[name] || name.replace(/_/g, " ");
-
-function selectedGame() {
-  return page.catalog.games.find((g) => g.name === $("game").value);
-}
-
-function fillForm() {
-  const game = selectedGame();
-  $("game-options").replaceChildren(...game.options.map((o) =>
-    field("game-option", o.name, o.default, o.type)));
-  $("position-format").textContent = `Position format: ${game.position_format}`;
-  const agents = page.catalog.agents.filter((a) => !["alphazero", "ppo"].includes(a.name) ||
-    checkpointsFor(a.name, game.name).length);
-  const previous = $("agent").value;
-  $("agent").replaceChildren(...agents.map((a) => new Option(agentLabel(a.name), a.name)));
-  $("agent").value = agents.some((a) => a.name === previous) ? previous : "mcts";
-  fillAgentOptions();
-}
-
-const agentLabel = (name) => ({ random: "Random", alphabeta: "Alpha-beta", mcts: "MCTS",
-                                alphazero: "AlphaZero", ppo: "PPO" }[name] || name);
-
-function checkpointsFor(agent, game) {
-  return page.catalog.checkpoints.filter((c) => c.agent === agent && c.game === game);
-}
-
-function fillAgentOptions() {
-  const agent = page.catalog.agents.find((a) => a.name === $("agent").value);
-  const fields = agent.options.map((o) => {
-    if (o.name !== "checkpoint") return field("agent-option", o.name, o.default, o.help);
-    const select = document.createElement("select");
-    select.className = "agent-option";
-    select.dataset.name = "checkpoint";
-    for (const c of checkpointsFor(agent.name, $("game").value)) {
-      const opts = Object.entries(c.options).map(([k, v]) => `${k}=${v}`).join(", ");
-      select.append(new Option(opts ? `${c.name} (${opts})` : c.name, c.name));
-    }
-    select.addEventListener("change", () => matchCheckpointOptions(agent.name, select.value));
-    const wrap = document.createElement("label");
-    wrap.append("checkpoint ", select);
-    matchCheckpointOptions(agent.name, select.value);
-    return wrap;
+  $("resign").addEventListener("click", () => {
+    if (confirm("Resign this game?")) send("resign");
   });
-  $("agent-options").replaceChildren(...fields);
+  $("first").addEventListener("click", () => step(-Infinity));
+  $("back").addEventListener("click", () => step(-1));
+  $("forward").addEventListener("click", () => step(1));
+  $("last").addEventListener("click", () => step(Infinity));
+  $("heat").addEventListener("change", render);
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("pagehide", () => { if (page.view) api.closeAsThePageGoes(page.view.id); });
 }
 
-// a checkpoint plays the game options it was trained for: set them in the form
-function matchCheckpointOptions(agent, name) {
-  const checkpoint = page.catalog.checkpoints.find((c) => c.agent === agent && c.name === name);
-  if (!checkpoint) return;
-  for (const input of document.querySelectorAll(".game-option")) {
-    if (input.dataset.name in checkpoint.options) input.value = checkpoint.options[input.dataset.name];
-  }
-}
-
-function field(kind, name, value, help) {
-  const wrap = document.createElement("label");
-  const input = document.createElement("input");
-  input.className = kind;
-  input.dataset.name = name;
-  input.value = value;
-  input.title = help || "";
-  input.placeholder = value === "" ? "(default)" : "";
-  wrap.append(`${name.replace(/_/g, " ")} `, input);
-  return wrap;
-}
-
-function values(kind) {
-  const out = {};
-  for (const input of document.querySelectorAll(`.${kind}`)) out[input.dataset.name] = input.value;
-  return out;
-}
-
-async function readRecordFile(event) {
-  const file = event.target.files[0];
-  if (file) $("record").value = await file.text();
-}
-
+// ------------------------------------------------------------------------- game lifecycle
 async function newGame() {
   showMessage("");
-  const settings = {
-    game: $("game").value,
-    options: values("game-option"),
-    agent: $("agent").value,
-    agent_options: values("agent-option"),
-    human_seat: Number(document.querySelector("input[name=seat]:checked").value),
-    record: $("record").value,
-    time_control: $("time-control").value,
-    ponder: $("ponder").checked,
-  };
+  const settings = formSettings();
   $("start").disabled = true;
-  $("status").textContent = "Starting the agent…";
+  $("status").textContent = "Starting the game…";
   try {
-    if (page.view) await api.command(page.view.id, "close").catch(() => {});
     if (page.live) page.live.close();
+    if (page.view) await api.command(page.view.id, "close").catch(() => {});
+    page.view = null;
     const view = await api.newGame(settings);
-    page.analysis = null;
+    Object.assign(page, { analysis: null, viewing: null, positions: new Map() });
     show(view);
-    page.live = api.live(view.id, onLive);
+    page.live = api.live(view.id, onLive, onGone);
+    document.body.classList.add("playing");
+    $("setup-details").open = false;
+    const board = $("board").getBoundingClientRect();
+    if (board.top < 0 || board.bottom > window.innerHeight) $("play").scrollIntoView({ block: "start" });
   } catch (err) {
     showMessage(err.message);
     $("status").textContent = "Could not start that game.";
@@ -134,76 +62,295 @@ async function newGame() {
   }
 }
 
-// ------------------------------------------------------------------------------- play
 function onLive(message) {
   if (!page.view) return;
   if (message.type === "view" && message.view.id === page.view.id) show(message.view);
   else if (message.type === "analysis" && message.ply === page.view.moves.length) {
     page.analysis = message.analysis;
     render();
-  } else if (message.type === "closed") {
-    $("status").textContent = "This game was closed. Start a new one.";
-  }
+  } else if (message.type === "closed") onGone();
+}
+
+function onGone() {
+  $("status").textContent = "This game was closed. Start a new one.";
+  for (const id of ["undo", "swap", "stop", "resign"]) $(id).disabled = true;
+  $("setup-details").open = true;
 }
 
 function show(view) {
   // an HTTP answer and a WebSocket push can cross: never go back to an older revision
   const shown = page.view;
   if (shown && shown.id === view.id && view.revision < shown.revision) return;
+  if (shown && shown.id === view.id && view.moves.length < shown.moves.length) {
+    page.positions = new Map();  // moves were taken back: the cached positions may be gone
+    if (page.viewing !== null && page.viewing > view.moves.length) page.viewing = null;
+  }
   page.view = view;
   page.viewAt = performance.now();
-  if (view.analysis) page.analysis = view.analysis;
+  document.title = `${gameLabel(view.game.name)} · boardzoo`;
+  page.analysis = view.analysis;
   if (view.error) showMessage(view.error);
   render();
 }
 
-function flagged(v) {
-  return v.clock ? v.clock.flagged : null;
-}
-
+// ---------------------------------------------------------------------------- drawing
 function yourTurn() {
   const v = page.view;
-  return v && v.board.outcome === "ongoing" && flagged(v) === null &&
-    v.board.to_play === v.human_seat;
+  return v && !v.result && v.board.to_play === v.human_seat;
+}
+
+function live() {
+  return page.viewing === null || page.viewing === page.view.moves.length;
 }
 
 function render() {
   const v = page.view;
   if (!v) return;
-  // the search's overlays belong to the position being searched: shown while the agent thinks
-  drawBoard($("board"), v, { yourTurn: yourTurn() && !page.busy,
-                             heat: $("heat").checked,
-                             analysis: v.thinking && $("heat").checked ? page.analysis : null });
-  $("board").classList.toggle("your-turn", yourTurn());
-  $("status").innerHTML = "";
-  $("status").append(statusText(v));
-  $("undo").disabled = v.moves.length === 0;
-  $("swap").disabled = v.board.outcome !== "ongoing" || flagged(v) !== null;
+  const position = live() ? v : page.positions.get(page.viewing);
+  if (!position) return;
+  const playable = live() && yourTurn() && !page.busy;
+  drawBoard($("board"), v.game, position, {
+    playable,
+    heat: $("heat").checked,
+    // the search's overlays belong to the position being searched: shown while it thinks
+    analysis: live() && v.thinking && $("heat").checked ? page.analysis : null,
+    dead: live() && v.go_end ? v.go_end.dead : null,
+  });
+  $("board").classList.toggle("your-turn", playable);
+  $("board-hint").textContent = boardHint(v, playable);
+  renderStatus(v);
+  renderBanner(v);
+  $("notice").textContent = v.notice || "";
+  $("undo").disabled = v.moves.length === 0 || (v.result && v.result.reason !== "rules");
+  $("swap").disabled = Boolean(v.result);
   $("stop").disabled = !v.thinking;
+  $("resign").disabled = Boolean(v.result);
   $("buttons").replaceChildren(...v.board.buttons.map((b) => {
     const button = document.createElement("button");
     button.textContent = b.label;
-    button.disabled = !yourTurn();
+    button.disabled = !playable;
     button.addEventListener("click", () => play(b.action));
     return button;
   }));
-  $("moves").replaceChildren(...v.moves.map((m) => Object.assign(document.createElement("li"),
-                                                                 { textContent: m })));
-  const sgf = v.game.intersections;
+  renderMoves(v);
   for (const [id, format] of [["download-jsonl", "jsonl"], ["download-sgf", "sgf"]]) {
     $(id).href = api.recordUrl(v.id, format);
     $(id).classList.remove("disabled");
   }
-  $("download-sgf").hidden = !sgf;
-  renderAnalysis(page.analysis, v.thinking);
+  $("download-sgf").hidden = !v.game.intersections;
+  renderAnalysis(v, page.analysis);
   renderClocks();
 }
 
+function boardHint(v, playable) {
+  if (!live()) return `You are looking at the position after move ${page.viewing}: press » ` +
+    "or End to return to the game.";
+  if (!playable) return "";
+  const keys = keyMap(v);
+  const typed = keys ? ` (or type ${keys.label})` : "";
+  if (v.game.name === "nim") return "Click a stone to take it and every stone to its right in " +
+    `its heap${typed}.`;
+  if (v.game.name === "connect_four") return `Click a column to drop a disc${typed}.`;
+  return keys ? `Click a point to play${typed}.` : "";
+}
+
+function sideName(game, seat) {
+  if (game.name === "tictactoe") return game.symbols[seat + 1];
+  const c = game.piece_rgb[seat];
+  const brightness = c[0] * 0.299 + c[1] * 0.587 + c[2] * 0.114;
+  if (brightness < 60) return "Black";
+  if (brightness > 200 && Math.abs(c[0] - c[2]) < 30) return "White";
+  return c[0] > 200 && c[1] > 150 ? "Yellow" : c[0] > 150 ? "Red" : `player ${seat + 1}`;
+}
+
+// the counts that mean something in each game: Othello's discs, Go's stones and captures,
+// Nim's stones left
+function counts(v) {
+  const b = v.board;
+  if (v.game.name === "nim") return `${b.counts[0]} stones left`;
+  if (v.game.name === "othello") {
+    return `${sideName(v.game, 0)} ${b.counts[0]} · ${sideName(v.game, 1)} ${b.counts[1]}`;
+  }
+  if (v.game.name === "go") {
+    return `captures: ${sideName(v.game, 0)} ${v.captures[0]} · ${sideName(v.game, 1)} ${v.captures[1]}`;
+  }
+  return "";
+}
+
+function renderStatus(v) {
+  const you = v.human_seat;
+  let text;
+  if (v.result) text = "The game is over.";
+  else if (v.board.to_play === you) text = `Your move (${sideName(v.game, you)}).`;
+  else if (!v.warm) {
+    text = "The agent is warming up: building its compiled search (once per game and agent " +
+      "kind). “Move now” plays a quick move meanwhile.";
+  } else text = `The agent (${sideName(v.game, 1 - you)}) is thinking…`;
+  $("status").textContent = [text, counts(v)].filter(Boolean).join("  ·  ");
+  $("status").dataset.state = v.result ? "over" : v.board.to_play === you ? "you" : "agent";
+}
+
+function renderBanner(v) {
+  const banner = $("banner");
+  banner.hidden = !v.result;
+  if (!v.result) return;
+  const { winner, reason, detail } = v.result;
+  const title = winner === null ? "Draw" : winner === v.human_seat ? "You win" : "The agent wins";
+  const how = reason === "time" ? (winner === v.human_seat ? "the agent ran out of time"
+    : "your time ran out") : reason === "resignation" ? "by resignation" : "";
+  const lines = [`${title}${detail ? ` ${detail}` : ""}${how ? ` (${how})` : ""}`];
+  if (v.game.name === "go" && reason === "rules") lines.push(goNote(v));
+  if (v.game.name === "othello" && reason === "rules") lines.push(`Discs: ${counts(v)}.`);
+  banner.replaceChildren(...lines.filter(Boolean).map((text, k) =>
+    Object.assign(document.createElement(k ? "p" : "strong"), { textContent: text })));
+  banner.dataset.winner = winner === null ? "draw" : winner === v.human_seat ? "you" : "agent";
+}
+
+function goNote(v) {
+  const komi = v.game.options.komi;
+  const base = `Area score (Tromp–Taylor), komi ${komi}: every stone on the board counts.`;
+  if (!v.go_end) return base;
+  const dead = v.go_end.dead.length;
+  if (!dead) return `${base} No stone looks dead.`;
+  return `${base} ✕ marks ${dead} stone${dead > 1 ? "s" : ""} the ownership estimate ` +
+    `calls dead (without them: ${v.go_end.score}); capture dead stones before passing.`;
+}
+
+// ------------------------------------------------------------------ moves and stepping
+function renderMoves(v) {
+  const shown = live() ? v.moves.length : page.viewing;
+  $("ply-label").textContent = `move ${shown} of ${v.moves.length}`;
+  $("first").disabled = $("back").disabled = shown === 0;
+  $("forward").disabled = $("last").disabled = shown === v.moves.length;
+  const items = [];
+  for (let k = 0; k < v.moves.length; k += 2) {
+    const li = document.createElement("li");
+    for (const ply of [k, k + 1]) {
+      if (ply >= v.moves.length) break;
+      const button = document.createElement("button");
+      button.className = "move";
+      button.textContent = v.moves[ply];
+      button.dataset.ply = ply + 1;
+      button.classList.toggle("current", ply + 1 === shown);
+      button.addEventListener("click", () => viewPly(ply + 1));
+      li.append(button);
+    }
+    items.push(li);
+  }
+  $("moves").replaceChildren(...items);
+}
+
+function step(delta) {
+  const v = page.view;
+  if (!v) return;
+  const now = live() ? v.moves.length : page.viewing;
+  viewPly(Math.max(0, Math.min(v.moves.length, now + delta)));
+}
+
+async function viewPly(ply) {
+  const v = page.view;
+  if (!v) return;
+  if (ply === v.moves.length) {
+    page.viewing = null;
+    return render();
+  }
+  if (!page.positions.has(ply)) {
+    try {
+      page.positions.set(ply, await api.position(v.id, ply));
+    } catch (err) {
+      return showMessage(err.message);
+    }
+  }
+  page.viewing = ply;
+  render();
+}
+
+// --------------------------------------------------------------------------- playing
+async function clickBoard(event) {
+  const target = event.target.closest("[data-cell]");
+  if (!target || !page.view) return;
+  const v = page.view;
+  if (!live()) return showMessage("You are looking at an earlier position: press » or End to return.");
+  if (!yourTurn()) {
+    return showMessage(v.result ? "The game is over: undo or start a new game."
+      : "It is the agent's turn: wait for its move, or press “Move now”.");
+  }
+  const action = v.board.clicks[target.dataset.cell];
+  if (action === undefined) {
+    const legal = Object.values(v.board.legal);
+    return showMessage(`That is not a legal move here. Legal: ${legal.slice(0, 20).join(", ")}` +
+                       (legal.length > 20 ? ", …" : ""));
+  }
+  play(action);
+}
+
+async function play(action) {
+  if (page.busy) return;
+  page.busy = true;
+  showMessage("");
+  try {
+    show(await api.move(page.view.id, action, page.view.moves.length));
+  } catch (err) {
+    showMessage(err.message);
+  } finally {
+    page.busy = false;
+    render();
+  }
+}
+
+async function send(name) {
+  if (!page.view) return;
+  showMessage("");
+  try {
+    show(await api.command(page.view.id, name));
+  } catch (err) {
+    showMessage(err.message);
+  }
+}
+
+function showMessage(text) {
+  $("message").textContent = text;
+  $("message").classList.toggle("visible", Boolean(text));
+}
+
+// --------------------------------------------------------------------------- keyboard
+// Keys that play, where a key per move fits: Connect Four's columns (1, 2, ...), tic-tac-toe's
+// cells (1-9, row by row from the top left). Arrows, Home and End step through the moves.
+function keyMap(v) {
+  if (v.game.name === "connect_four") {
+    return { label: `1–${v.board.cols}`, action: (key) => Number(key) - 1,
+             fits: (key) => /^[1-9]$/.test(key) && Number(key) <= v.board.cols };
+  }
+  if (v.game.name === "tictactoe") {
+    return { label: "1–9", fits: (key) => /^[1-9]$/.test(key),
+             action: (key) => v.board.clicks[String(Number(key) - 1)] };
+  }
+  return null;
+}
+
+function onKey(event) {
+  const v = page.view;
+  if (!v || event.target.closest("input, textarea, select") || event.ctrlKey || event.metaKey) return;
+  const steps = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
+  if (event.key in steps) {
+    event.preventDefault();
+    return step(steps[event.key]);
+  }
+  const keys = keyMap(v);
+  if (keys && keys.fits(event.key) && live() && yourTurn()) {
+    const action = keys.action(event.key);
+    if (action !== undefined && String(action) in v.board.legal) play(action);
+    else showMessage(`${event.key} is not a legal move here.`);
+  }
+}
+
 // ------------------------------------------------------------------------------ clocks
+// m:ss above ten seconds, then s.t; the time shown never exceeds the time left
 function clockText(seconds) {
   const s = Math.max(0, seconds);
-  const m = Math.floor(s / 60);
-  return `${m}:${(s - 60 * m).toFixed(s < 10 ? 1 : 0).padStart(s < 10 ? 4 : 2, "0")}`;
+  if (s < 10) return `0:0${(Math.floor(s * 10) / 10).toFixed(1)}`;
+  const whole = Math.floor(s);
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
 
 function renderClocks() {
@@ -229,125 +376,11 @@ function renderClocks() {
     }
     const who = seat === v.human_seat ? "You" : "Agent";
     const node = $(`clock-${seat}`);
-    node.textContent = `${who} (${sideName(v, seat)}) ${clockText(main)}${extra}`;
+    node.textContent = `${who} (${sideName(v.game, seat)}) ${clockText(main)}${extra}`;
     node.classList.toggle("running", running);
     node.classList.toggle("flagged", c.flagged === seat);
   }
 }
 setInterval(renderClocks, 100);
-
-function sideName(view, seat) {
-  const g = view.game;
-  if (g.name === "tictactoe") return g.symbols[seat + 1];
-  const c = g.piece_rgb[seat];
-  const brightness = c[0] * 0.299 + c[1] * 0.587 + c[2] * 0.114;
-  if (brightness < 60) return "Black";
-  if (brightness > 200 && Math.abs(c[0] - c[2]) < 30) return "White";
-  return c[0] > 200 && c[1] > 150 ? "Yellow" : c[0] > 150 ? "Red" : `player ${seat + 1}`;
-}
-
-function statusText(v) {
-  const you = v.human_seat;
-  const b = v.board;
-  const span = document.createElement("span");
-  const counts = v.game.name === "nim" ? `${b.counts[0]} stones left`
-    : `${sideName(v, 0)} ${b.counts[0]} · ${sideName(v, 1)} ${b.counts[1]}` +
-      (v.captures[0] || v.captures[1] ? ` · captures ${v.captures[0]}–${v.captures[1]}` : "");
-  let text;
-  const late = flagged(v);
-  if (late !== null) {
-    text = late === you ? "Your time ran out: the agent wins on time." : "The agent ran out of time: you win.";
-  } else if (b.outcome === "draw") text = "Draw.";
-  else if (b.outcome !== "ongoing") {
-    const winner = b.outcome === "player_0" ? 0 : 1;
-    text = winner === you ? `You win (${sideName(v, winner)}).` : `The agent wins (${sideName(v, winner)}).`;
-  } else if (b.to_play === you) text = `Your move (${sideName(v, you)}).`;
-  else if (!v.warm) text = "The agent is warming up (compiling its search, first game only)…";
-  else text = `The agent (${sideName(v, 1 - you)}) is thinking…`;
-  span.textContent = `${text}  ${counts}`;
-  span.dataset.outcome = late !== null ? "time" : b.outcome;
-  return span;
-}
-
-async function clickBoard(event) {
-  const target = event.target.closest("[data-cell]");
-  if (!target || !page.view) return;
-  const v = page.view;
-  if (!yourTurn()) {
-    return showMessage(v.board.outcome !== "ongoing" ? "The game is over: undo or start a new game."
-      : "It is the agent's turn: wait for its move, or press “Move now”.");
-  }
-  const action = v.board.clicks[target.dataset.cell];
-  if (action === undefined) {
-    const legal = Object.values(v.board.legal);
-    return showMessage(`That is not a legal move here. Legal: ${legal.slice(0, 20).join(", ")}` +
-                       (legal.length > 20 ? ", …" : ""));
-  }
-  play(action);
-}
-
-async function play(action) {
-  if (page.busy) return;
-  page.busy = true;
-  showMessage("");
-  try {
-    show(await api.move(page.view.id, action, page.view.moves.length));
-    page.analysis = null;
-  } catch (err) {
-    showMessage(err.message);
-  } finally {
-    page.busy = false;
-    render();
-  }
-}
-
-async function send(name) {
-  if (!page.view) return;
-  showMessage("");
-  try {
-    show(await api.command(page.view.id, name));
-  } catch (err) {
-    showMessage(err.message);
-  }
-}
-
-function showMessage(text) {
-  $("message").textContent = text;
-  $("message").classList.toggle("visible", Boolean(text));
-}
-
-// --------------------------------------------------------------------------- analysis
-// win rate of a value from the side to move's view: MCTS's mean result in [-1, 1]
-const winRate = (a, value) => (value === null || value === undefined || a.unit.startsWith("exact")
-  || a.unit.startsWith("heuristic")) ? null : (value + 1) / 2;
-
-function renderAnalysis(a, thinking) {
-  $("analysis-state").textContent = thinking ? "· searching" : a ? "· last search" : "";
-  const body = $("top-moves").querySelector("tbody");
-  if (!a) {
-    $("summary").textContent = "The agent's search appears here while it thinks.";
-    body.replaceChildren();
-    return;
-  }
-  const parts = [`${a.engine}`];
-  parts.push(a.engine === "mcts" ? `${a.nodes.toLocaleString()} simulations`
-    : `${a.nodes.toLocaleString()} nodes${a.depth ? `, depth ${a.depth}` : ""}`);
-  parts.push(`${a.elapsed.toFixed(2)} s`);
-  const rate = winRate(a, a.value);
-  if (a.proven) parts.push(`proven ${a.proven}`);
-  else if (rate !== null) parts.push(`win ${(100 * rate).toFixed(1)}%`);
-  else if (a.value !== null) parts.push(`value ${a.value.toFixed(3)} (${a.unit})`);
-  $("summary").textContent = parts.join(" · ");
-  const moves = a.moves.length ? a.moves.slice(0, 10) : [{ move: a.move, visits: 0, value: a.value, pv: a.pv }];
-  body.replaceChildren(...moves.map((m) => {
-    const row = document.createElement("tr");
-    const r = winRate(a, m.value);
-    const cells = [m.move, m.visits ? m.visits.toLocaleString() : "",
-      r !== null ? `${(100 * r).toFixed(1)}%` : (m.value !== null && m.value !== undefined ? m.value.toFixed(2) : ""),
-      (m.pv || []).slice(0, 8).join(" ") + ((m.pv || []).length > 8 ? " …" : "")];
-    for (const text of cells) row.append(Object.assign(document.createElement("td"), { textContent: text }));
-    return row;
-  }));
-}
 
 start();

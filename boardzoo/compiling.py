@@ -44,9 +44,9 @@ def compile_game(name: str) -> None:
     env.reset(seed=0)
     raw = env.unwrapped
     snapshot = raw.clone_state()
-    for action in np.flatnonzero(raw.legal_mask())[:2]:
+    for _ in range(2):
         if not any(env.terminations.values()):
-            env.step(int(action))
+            env.step(int(np.flatnonzero(raw.legal_mask())[0]))
     raw.restore_state(snapshot)
     MCTSAgent(simulations=16, seed=0).prepare(env)
     MCTSAgent(simulations=16, seed=0).search(env)

@@ -113,10 +113,15 @@ def test_play_refuses_a_network_of_another_game_before_the_first_move(monkeypatc
     assert "agent alphazero:checkpoint=tictactoe: this AlphaZero network plays" in captured.err
 
 
-def test_bench_prints_ratios(capsys):
-    assert main(["bench", "nim", "--repeats", "1"]) == 0
+def test_bench_quick_prints_ratios_and_what_it_left_out(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    assert main(["bench", "tictactoe", "--quick", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "MCTS 1000 sims" in printed and "random playouts" in printed
+    assert "left out by --quick: " in " ".join(printed.split())
+    rows = json.loads(out.read_text())
+    ratios = [row["ratio"] for row in rows if row["reference"] is not None]
+    assert len(ratios) >= 3 and all(0 < ratio < float("inf") for ratio in ratios), rows
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.bench.common import Row, interleaved_rates, shipped_checkpoint
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_rates, paired
 
 GAME = "connect_four"
 SEARCH_SIMULATIONS = 800
 SELFPLAY: dict[str, Any] = dict(minutes=None, iterations=1, simulations=100, full_search_prob=1.0,
-                temperature_moves=8, dirichlet_epsilon=0.25)
+                                 temperature_moves=8, dirichlet_epsilon=0.25)
 
 
 def _net():
@@ -48,8 +48,9 @@ def _net():
     return game, AlphaZeroNet.for_game(game, NetworkConfig(blocks=4, channels=64)).eval()
 
 
-def search_figures(batch_size: int, repeats: int) -> dict:
-    """Median simulations/s of one fresh 800-simulation search, with its statistics."""
+def search_run(batch_size: int) -> Callable[[], tuple[float, ...]]:
+    """One fresh 800-simulation search per call (cache cleared; warmed up once here):
+    simulations/s, evaluations/s, leaves per call, the network's share, cache hit rate."""
     from boardzoo.agents.alphazero import AlphaZeroAgent
     from boardzoo.envs import make_env
 
@@ -58,18 +59,23 @@ def search_figures(batch_size: int, repeats: int) -> dict:
     env.reset()
     agent = AlphaZeroAgent(net, game, simulations=SEARCH_SIMULATIONS, batch_size=batch_size,
                            reuse_tree=False, seed=0)
-    agent.search(env)  # compile and warm up
-    runs = []
-    for _ in range(repeats):
+    agent.search(env)
+
+    def once() -> tuple[float, ...]:
         agent.clear_cache()
         before = dataclasses.replace(agent.statistics)
         start = time.perf_counter()
         result = agent.search(env)
         seconds = time.perf_counter() - start
         stats = agent.statistics.since(before)
-        runs.append((result.nodes / seconds, stats.evaluations / seconds,
-                     stats.evaluations / max(stats.calls, 1), stats.network_seconds / seconds,
-                     stats.cache_hits / max(stats.cache_hits + stats.evaluations, 1)))
+        return (result.nodes / seconds, stats.evaluations / seconds,
+                stats.evaluations / max(stats.calls, 1), stats.network_seconds / seconds,
+                stats.cache_hits / max(stats.cache_hits + stats.evaluations, 1))
+
+    return once
+
+
+def _medians(runs: list[tuple[float, ...]]) -> dict[str, float]:
     return dict(zip(("sims", "evals", "batch", "network_share", "hit_rate"),
                     (statistics.median(r[k] for r in runs) for k in range(5)), strict=True))
 
@@ -100,45 +106,56 @@ def selfplay_rate(processes: int, parallel: int, games: int) -> tuple[float, flo
     return sims / wall, evals / wall, sum(r[3] for r in results) / sum(r[2] for r in results)
 
 
-def bench_alphazero(game: str, repeats: int) -> list[Row]:
-    if game != GAME:
-        return []
+def bench_alphazero_search(game: str, settings: Settings) -> list[Row]:
+    """One search with 16 leaves per network call against one leaf per call, in turn."""
     try:
         import torch  # noqa: F401
     except ImportError:
         return []
-    batched, single = search_figures(16, repeats), search_figures(1, repeats)
+    batched_search, single_search = search_run(16), search_run(1)
+    batched_runs, single_runs = [], []
+    for _ in range(settings.repeats):
+        batched_runs.append(batched_search())
+        single_runs.append(single_search())
+    m = paired([r[0] for r in batched_runs], [r[0] for r in single_runs])
+    batched, single = _medians(batched_runs), _medians(single_runs)
+    return [Row(
+        "connect_four", "AlphaZero act, 800 sims", "sims/s", m.ours, m.theirs,
+        "same search, 1 leaf per call", None,
+        f"target >= 1,000 sims/s; {batched['evals']:,.0f} evals/s, batch "
+        f"{batched['batch']:.1f}, cache hits {batched['hit_rate']:.0%}, network "
+        f"{batched['network_share']:.0%} of the time (unbatched: "
+        f"{single['evals']:,.0f} evals/s)", spread=m.spread)]
+
+
+def bench_selfplay(game: str, settings: Settings) -> list[Row]:
+    """Self-play in two processes of 32 games against one process of one game."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return []
     sp_sims, sp_evals, sp_share = selfplay_rate(2, 32, 32)
     ref_sims, _, _ = selfplay_rate(1, 1, 4)
-    return [
-        Row(
-            "connect_four", "AlphaZero act, 800 sims", "sims/s", batched["sims"],
-            single["sims"], "same search, 1 leaf per call", None,
-            f"target >= 1,000 sims/s; {batched['evals']:,.0f} evals/s, batch "
-            f"{batched['batch']:.1f}, cache hits {batched['hit_rate']:.0%}, network "
-            f"{batched['network_share']:.0%} of the time (unbatched: "
-            f"{single['evals']:,.0f} evals/s)",
-        ),
-        Row(
-            "connect_four", "AlphaZero self-play, 2 procs", "sims/s", sp_sims, ref_sims,
-            "1 process, 1 game at a time", None,
-            f"target >= 3,000 sims/s; {sp_evals:,.0f} evals/s, 32 games per batch, "
-            f"network {sp_share:.0%} of the time",
-        ),
-    ]
+    return [Row(
+        "connect_four", "AlphaZero self-play, 2 procs", "sims/s", sp_sims, ref_sims,
+        "1 process, 1 game at a time", None,
+        f"target >= 3,000 sims/s; {sp_evals:,.0f} evals/s, 32 games per batch, "
+        f"network {sp_share:.0%} of the time")]
 
 
-def bench_subnormal_weights(game: str, repeats: int) -> list[Row]:
+def bench_subnormal_weights(game: str, settings: Settings) -> list[Row]:
     """Othello: the shipped 6x6 network's batch of 16 as loaded against its weights as saved."""
-    shipped = shipped_checkpoint("othello_6x6") if game == "othello" else None
-    if shipped is None:
+    try:
+        import torch
+    except ImportError:
         return []
-    import torch
-
+    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
     from boardzoo.envs import make_env
     from boardzoo.torch_files import safe_torch_load
 
-    loaded, path = shipped
+    torch.set_num_threads(1)
+    path = resolve_checkpoint("othello_6x6")
+    loaded = load_checkpoint(path)
     as_saved = copy.deepcopy(loaded.net)
     as_saved.load_state_dict(safe_torch_load(path)["weights"])
     env = make_env("othello", board_size=6)
@@ -158,13 +175,17 @@ def bench_subnormal_weights(game: str, repeats: int) -> list[Row]:
         return one_batch
 
     with torch.inference_mode():
-        ours, reference = interleaved_rates(forward(loaded.net), forward(as_saved),
-                                            max(3, repeats))
+        m = interleaved_rates(forward(loaded.net), forward(as_saved), settings)
     return [Row(
-        "othello", "AlphaZero 6x6 network, batch 16", "batches/s", ours, reference,
+        "othello", "AlphaZero 6x6 network, batch 16", "batches/s", m.ours, m.theirs,
         "its weights as saved (subnormals kept)", None,
-        f"{1000 / ours:.1f} ms a batch as loaded, {1000 / reference:.1f} ms as saved",
+        f"{1000 / m.ours:.1f} ms a batch as loaded, {1000 / m.theirs:.1f} ms as saved",
+        spread=m.spread,
     )]
 
 
-BENCHMARKS = [bench_alphazero, bench_subnormal_weights]
+BENCHMARKS = [
+    Benchmark(bench_alphazero_search, "AlphaZero search", (GAME,), in_quick=False),
+    Benchmark(bench_selfplay, "AlphaZero self-play processes", (GAME,), in_quick=False),
+    Benchmark(bench_subnormal_weights, "AlphaZero 6x6 network", ("othello",)),
+]

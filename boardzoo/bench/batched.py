@@ -10,20 +10,22 @@ the search's own work and the network.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from boardzoo.bench.common import Row, shipped_checkpoint
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_rates
+from boardzoo.bench.envs import REFERENCES, label
 
 __all__ = ["bench_batched_search", "bench_network_split"]
 
 SIMULATIONS = 200
 BATCHES = (1, 64)
 PGX_IDS = {"connect_four": "connect_four", "othello": "othello", "go": "go_9x9"}
-GAME_OPTIONS: dict[str, dict[str, Any]] = {"go": {"board_size": 9}}
 
 
 class UniformEvaluator:
@@ -43,7 +45,7 @@ def boardzoo_search(game: str, batch: int, evaluator: Any = None) -> tuple[Any, 
     from boardzoo.rng import make_rng
     from boardzoo.wrappers.model import EnvModel
 
-    env = make_env(game, **GAME_OPTIONS.get(game, {}))
+    env = make_env(game, **REFERENCES[game].options)
     env.reset(seed=0)
     model = EnvModel(env)
     rng = np.random.default_rng(0)
@@ -96,60 +98,69 @@ def mctx_search(game: str, batch: int) -> Any:
     return run
 
 
-def _interleaved_seconds(ours: Any, theirs: Any, repeats: int) -> tuple[list[float], list[float]]:
-    a: list[float] = []
-    b: list[float] = []
-    for _ in range(repeats):
-        for runs, work in ((a, ours), (b, theirs)):
-            start = time.perf_counter()
-            work()
-            runs.append(time.perf_counter() - start)
-    return a, b
-
-
-def bench_batched_search(game: str, repeats: int) -> list[Row]:
-    if game not in PGX_IDS:
-        return []
+def bench_batched_search(game: str, settings: Settings) -> list[Row]:
     try:
         import jax  # noqa: F401
         import mctx  # noqa: F401
         import pgx  # noqa: F401
     except ImportError:
         return []
-    rows = []
-    for batch in BATCHES:
-        ours, _ = boardzoo_search(game, batch)
-        theirs = mctx_search(game, batch)
-        ours(), theirs()  # compile both first
-        mine, peer = _interleaved_seconds(ours, theirs, max(repeats, 3))
-        sims = batch * SIMULATIONS
-        spread = (f"boardzoo {min(mine) * 1000:.0f}-{max(mine) * 1000:.0f} ms, mctx "
-                  f"{min(peer) * 1000:.0f}-{max(peer) * 1000:.0f} ms per search")
-        rows.append(Row(
-            game, f"batched search, {batch} x {SIMULATIONS} sims", "sims/s",
-            sims / statistics.median(mine), sims / statistics.median(peer),
-            "mctx + pgx (JAX, CPU)", 2.0 if batch > 1 else 1.0,
-            f"uniform evaluator, medians of {len(mine)} interleaved runs; {spread}"))
-    return rows
+    return [_batched_row(game, batch, settings) for batch in BATCHES]
 
 
-def bench_network_split(game: str, repeats: int) -> list[Row]:
+def _batched_row(game: str, batch: int, settings: Settings) -> Row:
+    """``batch`` searches against mctx's, warmed up, then timed in turn (at least three
+    times each)."""
+    ours, _ = boardzoo_search(game, batch)
+    theirs = mctx_search(game, batch)
+    sims = batch * SIMULATIONS
+    visits: dict[str, np.ndarray] = {}
+
+    def ours_visits() -> int:
+        visits["ours"] = np.array([summary.visit_counts() for summary in ours()])
+        return sims
+
+    def their_visits() -> int:
+        visits["theirs"] = np.asarray(theirs(), np.float64)
+        return sims
+
+    m = interleaved_rates(ours_visits, their_visits,
+                          replace(settings, repeats=max(settings.repeats, 3)))
+    return Row(
+        label(game), f"batched search, {batch} x {SIMULATIONS} sims", "sims/s", m.ours,
+        m.theirs, "mctx + pgx (JAX, CPU)", 2.0 if batch > 1 else 1.0,
+        f"uniform evaluator; {sims / m.ours * 1000:.0f} ms a search, mctx "
+        f"{sims / m.theirs * 1000:.0f} ms; root visit shares differ by "
+        f"{_visit_difference(visits['ours'], visits['theirs']):.1%}", spread=m.spread)
+
+
+def _visit_difference(ours: np.ndarray, theirs: np.ndarray) -> float:
+    """The mean total-variation distance between the two searches' root visit shares
+    (``[B, A]`` visit counts each): 0 when both searches visit alike."""
+    shares = [v / v.sum(axis=1, keepdims=True) for v in (ours, theirs)]
+    return float(0.5 * np.abs(shares[0] - shares[1]).sum(axis=1).mean())
+
+
+def bench_network_split(game: str, settings: Settings) -> list[Row]:
     """The shipped Connect Four network at B = 64: the search's own share of the time."""
-    shipped = shipped_checkpoint("connect_four") if game == "connect_four" else None
-    if shipped is None:
+    try:
+        import torch
+    except ImportError:
         return []
+    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
     from boardzoo.agents.alphazero.network import NetworkEvaluator
 
-    net = shipped[0].net
+    torch.set_num_threads(1)
+    net = load_checkpoint(resolve_checkpoint("connect_four")).net
     run, search = boardzoo_search(game, 64, NetworkEvaluator(net))
     run()
     shares, rates = [], []
-    for _ in range(max(repeats, 3)):
-        search.batcher.stats = type(search.batcher.stats)()
+    for _ in range(settings.repeats):
+        before = dataclasses.replace(search.batcher.stats)
         start = time.perf_counter()
         run()
         seconds = time.perf_counter() - start
-        network = search.batcher.stats.network_seconds
+        network = search.batcher.stats.since(before).network_seconds
         shares.append((seconds - network) / network)
         rates.append(64 * SIMULATIONS / seconds)
     share = statistics.median(shares)
@@ -159,4 +170,9 @@ def bench_network_split(game: str, repeats: int) -> list[Row]:
         f"the network's (target at most 15%)")]
 
 
-BENCHMARKS = [bench_batched_search, bench_network_split]
+BENCHMARKS = [
+    Benchmark(bench_batched_search, "batched search against mctx", tuple(PGX_IDS),
+              in_quick=False),
+    Benchmark(bench_network_split, "batched search with the shipped network",
+              ("connect_four",), in_quick=False),
+]

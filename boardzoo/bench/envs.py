@@ -14,13 +14,23 @@ import random
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
-from boardzoo.bench.common import Row, interleaved_rates, rate
+from boardzoo.bench.common import (
+    Benchmark,
+    Paired,
+    Row,
+    Settings,
+    interleaved_rates,
+    paired,
+    rate,
+    timed_rate,
+)
 from boardzoo.envs import make_env
+from boardzoo.envs.tags import game_function, game_tag, playout
 from boardzoo.rng import make_rng
 from boardzoo.wrappers.model import clone_aec_env
 
@@ -107,105 +117,105 @@ def _play_some(env, plies: int) -> None:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-def pettingzoo_rates(name: str, options: dict, seconds: float = 0.3) -> dict[str, float]:
-    """AEC-loop plies/s and state-keeping clones/s of a PettingZoo classic env."""
-    env = pettingzoo_env(name, **options)
-    rng = np.random.default_rng(0)
-    loop = rate(lambda: aec_loop(env, rng, 2), 1, seconds)
+def aec_work(env, rng: np.random.Generator) -> Callable[[], int]:
+    """Two games of :func:`aec_loop` on ``env`` per call."""
+    return lambda: aec_loop(env, rng, 2)
+
+
+def pettingzoo_clone_work(env) -> Callable[[], int]:
+    """Ten state-keeping clones of a PettingZoo env four plies into a game per call."""
     _play_some(env, 4)
 
-    def ten_clones() -> int:
+    def ten() -> int:
         for _ in range(10):
             clone_aec_env(env)
         return 10
 
-    clone = rate(ten_clones, 1, seconds)
-    return {"aec": loop, "clone": clone}
+    return ten
 
 
-def pettingzoo_rates_in_own_process(name: str, options: dict) -> dict[str, float]:
+def ours_clone_work(game: str) -> Callable[[], int]:
+    """200 ``clone_state`` + ``restore_state`` of our env four plies into a game per call."""
+    env = make_env(game, **REFERENCES[game].options)
+    _play_some(env, 4)
+
+    def two_hundred() -> int:
+        for _ in range(200):
+            env.restore_state(env.clone_state())
+        return 200
+
+    return two_hundred
+
+
+def pettingzoo_rates(name: str, options: dict, seconds: float) -> dict[str, float]:
+    """AEC-loop plies/s and state-keeping clones/s of a PettingZoo classic env, each warmed
+    up first (what a process of its own measures)."""
+    rng = np.random.default_rng(0)
+    loop = aec_work(pettingzoo_env(name, **options), rng)
+    clone = pettingzoo_clone_work(pettingzoo_env(name, **options))
+    loop(), clone()
+    return {"aec": timed_rate(loop, seconds), "clone": timed_rate(clone, seconds)}
+
+
+def pettingzoo_rates_in_own_process(name: str, options: dict, seconds: float
+                                    ) -> dict[str, float]:
     code = (
         "import json, sys; from boardzoo.bench.envs import pettingzoo_rates; "
-        f"print(json.dumps(pettingzoo_rates({name!r}, {options!r})))"
+        f"print(json.dumps(pettingzoo_rates({name!r}, {options!r}, {seconds!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _ours_aec(game: str, seconds: float) -> float:
-    env = make_env(game, **REFERENCES[game].options)
-    rng = np.random.default_rng(0)
-    return rate(lambda: aec_loop(env, rng, 2), 1, seconds)
-
-
-def _ours_clone(game: str, seconds: float) -> float:
-    env = make_env(game, **REFERENCES[game].options)
-    _play_some(env, 4)
-
-    def once() -> int:
-        for _ in range(200):
-            env.restore_state(env.clone_state())
-        return 200
-
-    return rate(once, 1, seconds)
-
-
-def bench_pettingzoo(game: str, repeats: int) -> list[Row]:
+def bench_pettingzoo(game: str, settings: Settings) -> list[Row]:
     """The AEC loop and clone+restore against PettingZoo, alternating measurements."""
     ref = REFERENCES[game]
+    rng = np.random.default_rng(0)
+    ours_aec = aec_work(make_env(game, **ref.options), rng)
+    ours_clone = ours_clone_work(game)
     if ref.pettingzoo is None:
         return [
-            Row(
-                label(game),
-                "AEC loop",
-                "plies/s",
-                _median(_ours_aec, game, repeats),
-                None,
-                "no PettingZoo version",
-            ),
-            Row(
-                label(game),
-                "clone+restore",
-                "/s",
-                _median(_ours_clone, game, repeats),
-                None,
-                "no PettingZoo version",
-            ),
+            Row(label(game), "AEC loop", "plies/s", rate(ours_aec, settings), None,
+                "no PettingZoo version"),
+            Row(label(game), "clone+restore", "/s", rate(ours_clone, settings), None,
+                "no PettingZoo version"),
         ]
-    ours_aec, ours_clone, theirs_aec, theirs_clone = [], [], [], []
-    for _ in range(repeats):
-        ours_aec.append(_ours_aec(game, 0.3))
-        ours_clone.append(_ours_clone(game, 0.3))
-        theirs = (pettingzoo_rates_in_own_process if ref.own_process else pettingzoo_rates)(
-            ref.pettingzoo, ref.pettingzoo_options
-        )
-        theirs_aec.append(theirs["aec"])
-        theirs_clone.append(theirs["clone"])
+    if ref.own_process:
+        aec, clone = _versus_own_process(ours_aec, ours_clone, ref, settings)
+    else:
+        aec = interleaved_rates(ours_aec, aec_work(_pettingzoo(ref), rng), settings)
+        clone = interleaved_rates(ours_clone, pettingzoo_clone_work(_pettingzoo(ref)),
+                                  settings)
     where = " (own process)" if ref.own_process else ""
     return [
-        Row(
-            label(game),
-            "AEC loop",
-            "plies/s",
-            np.median(ours_aec),
-            np.median(theirs_aec),
-            f"PettingZoo {ref.pettingzoo}{where}",
-            ref.aec_target,
-        ),
-        Row(
-            label(game),
-            "clone+restore",
-            "/s",
-            np.median(ours_clone),
-            np.median(theirs_clone),
-            f"PettingZoo {ref.pettingzoo} state-keeping clone",
-            ref.clone_target,
-        ),
+        Row(label(game), "AEC loop", "plies/s", aec.ours, aec.theirs,
+            f"PettingZoo {ref.pettingzoo}{where}", ref.aec_target, spread=aec.spread),
+        Row(label(game), "clone+restore", "/s", clone.ours, clone.theirs,
+            f"PettingZoo {ref.pettingzoo} state-keeping clone", ref.clone_target,
+            spread=clone.spread),
     ]
 
 
-def _median(fn, game: str, repeats: int) -> float:
-    return float(np.median([fn(game, 0.3) for _ in range(repeats)]))
+def _pettingzoo(ref: Reference):
+    assert ref.pettingzoo is not None
+    return pettingzoo_env(ref.pettingzoo, **ref.pettingzoo_options)
+
+
+def _versus_own_process(ours_aec: Callable[[], int], ours_clone: Callable[[], int],
+                        ref: Reference, settings: Settings) -> tuple[Paired, Paired]:
+    """Ours warmed up here, then in turn with a process of the reference's own per
+    repetition (which warms up its env itself)."""
+    assert ref.pettingzoo is not None
+    ours_aec(), ours_clone()
+    a_aec, a_clone, b_aec, b_clone = [], [], [], []
+    for _ in range(settings.repeats):
+        a_aec.append(timed_rate(ours_aec, settings.seconds))
+        a_clone.append(timed_rate(ours_clone, settings.seconds))
+        theirs = pettingzoo_rates_in_own_process(ref.pettingzoo, ref.pettingzoo_options,
+                                                 settings.seconds)
+        b_aec.append(theirs["aec"])
+        b_clone.append(theirs["clone"])
+    return paired(a_aec, b_aec), paired(a_clone, b_clone)
 
 
 def openspiel_random_plies(game, rng: random.Random, games: int = 5) -> int:
@@ -218,49 +228,31 @@ def openspiel_random_plies(game, rng: random.Random, games: int = 5) -> int:
     return plies
 
 
-@njit
-def compiled_playouts(playout_kernel, initial, rng, games):
+@game_function("the random-playout benchmark")
+def compiled_playouts(tag, initial, rng, games):
     """Random games from ``initial`` in a compiled loop (as search runs them); total plies."""
     plies = 0
     for _ in range(games):
         state = initial.copy()
-        playout_kernel(state, rng)
+        playout(tag, state, rng)
         plies += state[2] - initial[2]
     return plies
 
 
-def bench_playouts(game: str, repeats: int) -> list[Row]:
+def bench_playouts(game: str, settings: Settings) -> list[Row]:
     ref = REFERENCES[game]
     rules = make_env(game, **ref.options).game
-    initial = rules.initial_state()
+    initial, tag = rules.initial_state(), game_tag(rules)
     rng = make_rng(0)
-    compiled_playouts(rules.kernels.playout, initial, rng, 1)  # compile outside the timing
-    ours = lambda: int(compiled_playouts(rules.kernels.playout, initial, rng, 50))  # noqa: E731
+    ours = lambda: int(compiled_playouts(tag, initial, rng, 50))  # noqa: E731
     spiel = _openspiel_game(ref.openspiel, ref.openspiel_options)
     if spiel is None:
-        return [
-            Row(
-                label(game),
-                "random playouts",
-                "plies/s",
-                rate(ours, repeats),
-                None,
-                "OpenSpiel not installed",
-            )
-        ]
+        return [Row(label(game), "random playouts", "plies/s", rate(ours, settings), None,
+                    "OpenSpiel not installed")]
     py_rng = random.Random(0)
-    a, b = interleaved_rates(ours, lambda: openspiel_random_plies(spiel, py_rng), repeats)
-    return [
-        Row(
-            label(game),
-            "random playouts",
-            "plies/s",
-            a,
-            b,
-            "OpenSpiel, Python-driven",
-            ref.playout_target,
-        )
-    ]
+    m = interleaved_rates(ours, lambda: openspiel_random_plies(spiel, py_rng), settings)
+    return [Row(label(game), "random playouts", "plies/s", m.ours, m.theirs,
+                "OpenSpiel, Python-driven", ref.playout_target, spread=m.spread)]
 
 
 def _openspiel_game(name: str | None, options: dict):
@@ -271,4 +263,5 @@ def _openspiel_game(name: str | None, options: dict):
     return pyspiel.load_game(name, options) if name else None
 
 
-BENCHMARKS = [bench_pettingzoo, bench_playouts]
+BENCHMARKS = [Benchmark(bench_pettingzoo, "AEC loop and clone+restore"),
+              Benchmark(bench_playouts, "random playouts")]

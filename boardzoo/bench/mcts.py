@@ -9,11 +9,10 @@ eyes; OpenSpiel's are uniform over legal moves).
 from __future__ import annotations
 
 import math
-import statistics
-import time
+from collections.abc import Callable
 
 from boardzoo.agents import MCTSAgent
-from boardzoo.bench.common import Row
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_rates, rate
 from boardzoo.bench.envs import REFERENCES, label
 from boardzoo.envs import make_env
 
@@ -30,8 +29,8 @@ TARGETS = {
 EXTRA_GO_SIZES = (7, 13, 19)
 
 
-def ours_seconds(game: str, options: dict, repeats: int) -> float:
-    """Median seconds of one search (compilation excluded: the agent warms up first)."""
+def ours_search(game: str, options: dict) -> Callable[[], object]:
+    """One 1000-simulation search from the initial position per call."""
     env = make_env(game, **options)
     env.reset()
     agent = MCTSAgent(
@@ -43,63 +42,56 @@ def ours_seconds(game: str, options: dict, repeats: int) -> float:
         reuse_tree=False,
         seed=0,
     )
-    agent.search(env)
-    return statistics.median(agent.search(env).seconds for _ in range(repeats))
+    return lambda: agent.search(env)
 
 
-def openspiel_seconds(name: str | None, options: dict, repeats: int) -> float | None:
-    """Median seconds of OpenSpiel's MCTS move on game ``name``; None without OpenSpiel or a
-    game it has."""
+def openspiel_search(name: str | None, options: dict) -> Callable[[], object] | None:
+    """OpenSpiel's C++ bot's 1000-simulation search per call (None: not installed)."""
+    if name is None:
+        return None
     try:
         import pyspiel
     except ImportError:
-        return None
-    if name is None:
         return None
     game = pyspiel.load_game(name, options)
     evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
     bot = pyspiel.MCTSBot(game, evaluator, math.sqrt(2), SIMULATIONS, 1000, False, 0, False)
     state = game.new_initial_state()
-    bot.step(state)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        bot.step(state)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return lambda: bot.step(state)
 
 
-def bench_mcts(game: str, repeats: int) -> list[Row]:
+def _row(game: str, options: dict, spiel_options: dict, name: str, target: float | None,
+         settings: Settings) -> Row:
+    ours = _units(ours_search(game, options))
+    theirs = openspiel_search(REFERENCES[game].openspiel, spiel_options)
+    if theirs is None:
+        sims = rate(ours, settings)
+        return Row(name, "MCTS 1000 sims", "sims/s", sims, None, "OpenSpiel not installed",
+                   target, f"{SIMULATIONS / sims:.4f} s per 1000 simulations")
+    m = interleaved_rates(ours, _units(theirs), settings)
+    return Row(name, "MCTS 1000 sims", "sims/s", m.ours, m.theirs, "OpenSpiel C++ MCTSBot",
+               target, f"{SIMULATIONS / m.ours:.4f} s per 1000 simulations", spread=m.spread)
+
+
+def _units(search: Callable[[], object]) -> Callable[[], int]:
+    """A search as a timed workload: its simulations are its units."""
+    return lambda: (search(), SIMULATIONS)[1]
+
+
+def bench_mcts(game: str, settings: Settings) -> list[Row]:
     ref = REFERENCES[game]
-    configs = [(ref.options, ref.openspiel_options, label(game), TARGETS.get(game))]
-    if game == "go":  # reported, no target
-        configs += [({"board_size": n}, {"board_size": n}, f"go {n}x{n}", None)
-                    for n in EXTRA_GO_SIZES]
-    rows = []
-    for options, spiel_options, name, target in configs:
-        ours: list[float] = []
-        theirs: list[float] = []
-        for _ in range(repeats):  # alternate, so machine noise hits both
-            ours.append(ours_seconds(game, options, 1))
-            seconds = openspiel_seconds(ref.openspiel, spiel_options, 1)
-            if seconds is not None:
-                theirs.append(seconds)
-        ours_rate = SIMULATIONS / statistics.median(ours)
-        theirs_rate = SIMULATIONS / statistics.median(theirs) if theirs else None
-        note = f"{statistics.median(ours):.4f} s per 1000 simulations"
-        rows.append(
-            Row(
-                name,
-                "MCTS 1000 sims",
-                "sims/s",
-                ours_rate,
-                theirs_rate,
-                "OpenSpiel C++ MCTSBot" if theirs_rate else "OpenSpiel not installed",
-                target,
-                note,
-            )
-        )
-    return rows
+    return [_row(game, ref.options, ref.openspiel_options, label(game), TARGETS.get(game),
+                 settings)]
 
 
-BENCHMARKS = [bench_mcts]
+def bench_mcts_go_sizes(game: str, settings: Settings) -> list[Row]:
+    """Go on other boards than 9x9 (reported, no target)."""
+    return [_row(game, {"board_size": n}, {"board_size": n}, f"go {n}x{n}", None, settings)
+            for n in EXTRA_GO_SIZES]
+
+
+BENCHMARKS = [
+    Benchmark(bench_mcts, "MCTS 1000 sims"),
+    Benchmark(bench_mcts_go_sizes, "MCTS 1000 sims, Go 7x7, 13x13, 19x19", ("go",),
+              in_quick=False),
+]

@@ -16,7 +16,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 
-from boardzoo.bench.common import Row, interleaved_rates
+from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_rates
 from boardzoo.bench.envs import REFERENCES, label, pettingzoo_env
 from boardzoo.envs import gym_id, make_env
 
@@ -57,36 +57,37 @@ def _compiled(game: str):
     )
 
 
-def bench_vector_env(game: str, repeats: int) -> list[Row]:
-    """The compiled vector env against SyncVectorEnv (and SubprocVecEnv on Connect Four)."""
+def bench_vector_env(game: str, settings: Settings) -> list[Row]:
+    """The compiled vector env against SyncVectorEnv (and SubprocVecEnv on Connect Four,
+    outside ``--quick``)."""
     options = REFERENCES[game].options
     ours = _compiled(game)
     sync = gym.make_vec(
         gym_id(game), num_envs=NUM_ENVS, vectorization_mode="sync", opponent="random", **options
     )
     rng = np.random.default_rng(0)
-    gym_vector_steps(ours, rng, 2)  # compile outside the timing
-    a, b = interleaved_rates(
-        lambda: gym_vector_steps(ours, rng), lambda: gym_vector_steps(sync, rng), repeats
+    m = interleaved_rates(
+        lambda: gym_vector_steps(ours, rng), lambda: gym_vector_steps(sync, rng), settings
     )
     rows = [
         Row(
             label(game),
             f"vector env ({NUM_ENVS} envs)",
             "steps/s",
-            a,
-            b,
+            m.ours,
+            m.theirs,
             f"gymnasium SyncVectorEnv ({NUM_ENVS} envs)",
             VECTOR_TARGET,
             "opponent random",
+            spread=m.spread,
         )
     ]
-    if game == "connect_four":
-        rows.append(_versus_subproc(game, ours, rng, repeats))
+    if game == "connect_four" and not settings.quick:
+        rows.append(_versus_subproc(game, ours, rng, settings))
     return rows
 
 
-def _versus_subproc(game: str, ours, rng: np.random.Generator, repeats: int) -> Row:
+def _versus_subproc(game: str, ours, rng: np.random.Generator, settings: Settings) -> Row:
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -100,8 +101,8 @@ def _versus_subproc(game: str, ours, rng: np.random.Generator, repeats: int) -> 
     )
     try:
         subproc.reset()
-        a, b = interleaved_rates(
-            lambda: gym_vector_steps(ours, rng), lambda: sb3_vector_steps(subproc, rng), repeats
+        m = interleaved_rates(
+            lambda: gym_vector_steps(ours, rng), lambda: sb3_vector_steps(subproc, rng), settings
         )
     finally:
         subproc.close()
@@ -109,11 +110,12 @@ def _versus_subproc(game: str, ours, rng: np.random.Generator, repeats: int) -> 
         label(game),
         f"vector env ({NUM_ENVS} envs)",
         "steps/s",
-        a,
-        b,
+        m.ours,
+        m.theirs,
         f"SB3 SubprocVecEnv ({SUBPROC_ENVS} processes)",
         None,
         "opponent random",
+        spread=m.spread,
     )
 
 
@@ -131,7 +133,7 @@ def aec_user_loop(env, rng: np.random.Generator, games: int = 2) -> int:
     return plies
 
 
-def bench_aec_user_loop(game: str, repeats: int) -> list[Row]:
+def bench_aec_user_loop(game: str, settings: Settings) -> list[Row]:
     ref = REFERENCES[game]
     if ref.pettingzoo is None or ref.own_process:
         return []
@@ -139,21 +141,27 @@ def bench_aec_user_loop(game: str, repeats: int) -> list[Row]:
     rng = np.random.default_rng(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a, b = interleaved_rates(
-            lambda: aec_user_loop(ours, rng), lambda: aec_user_loop(theirs, rng), repeats
+        m = interleaved_rates(
+            lambda: aec_user_loop(ours, rng), lambda: aec_user_loop(theirs, rng), settings
         )
     return [
         Row(
             label(game),
             "AEC user loop",
             "plies/s",
-            a,
-            b,
+            m.ours,
+            m.theirs,
             f"PettingZoo {ref.pettingzoo}",
             USER_LOOP_TARGET if game == "connect_four" else None,
             "reset + last/step",
+            spread=m.spread,
         )
     ]
 
 
-BENCHMARKS = [bench_vector_env, bench_aec_user_loop]
+BENCHMARKS = [
+    Benchmark(bench_vector_env, "vector env", quick_games=("connect_four",),
+              quick_drops="vector env rows other than Connect Four's, and its SB3 "
+              "SubprocVecEnv reference"),
+    Benchmark(bench_aec_user_loop, "AEC user loop"),
+]

@@ -197,7 +197,7 @@ def play_timed_game(
     """Play one game as :func:`play_game`, under ``time_control`` when given (see the module
     docstring; ``on_time``: "lose" or "warn")."""
     control = _time_control(time_control, on_time)
-    env = make_env(game, **dict(game_options or {}))
+    env = make_env(game, illegal_action="raise", **dict(game_options or {}))
     env.reset(options={"moves": list(opening)})
     clock = None if control is None else GameClock(control)
     if clock is not None:  # compilation is not the players' time: the agents' kernels,

@@ -470,7 +470,7 @@ def _warm_up(game: str, options: dict[str, Any], agents: Any) -> None:
     from boardzoo.envs import make_env
 
     for agent in agents:
-        env = make_env(game, **options)
+        env = make_env(game, illegal_action="raise", **options)
         env.reset()
         copy.deepcopy(agent).act(env)
 
@@ -647,7 +647,7 @@ def run_play(args: argparse.Namespace) -> int:
     from boardzoo.envs import make_env
 
     options = _game_options(args.game, args.option)
-    env = make_env(args.game, render_mode="ansi", **options)
+    env = make_env(args.game, render_mode="ansi", illegal_action="raise", **options)
     opponent = make_agent(args.opponent, seed=args.seed)
     _check_agents_play(args.game, options, {args.opponent: opponent})
     _warm_up(args.game, options, [opponent])  # compiled before the human's first move

@@ -10,7 +10,9 @@ suite runs each check over every registered game and option set. What is checked
 * the compiled playout kernels reach a legal end (and a traced playout replays);
 * clone/restore (also pickled, into a fresh env) replays identically; a clone is independent
   of later play; a seeded game is reproducible step for step; finished games reward zero-sum
-  and the agents leave; illegal actions raise clear errors and change nothing;
+  and the agents leave; illegal actions follow ``illegal_action``: "raise" raises a clear
+  error and changes nothing, "terminate" (the default) ends the game -1/0 with a warning,
+  "lose" ends it -1/+1;
 * ansi and rgb_array renders; PettingZoo's ``api_test``; Gymnasium's ``check_env`` on the
   single-agent view (registered games).
 """
@@ -28,7 +30,7 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
 from boardzoo.agents.random import RandomAgent
-from boardzoo.envs.aec import BoardGameEnv
+from boardzoo.envs.aec import BoardGameEnv, IllegalActionWarning
 from boardzoo.envs.core import OUTCOME, PLY, Game
 from boardzoo.envs.registry import GAMES, game_class, gym_id
 from boardzoo.errors import BoardzooError, GameOverError, IllegalActionError
@@ -85,7 +87,7 @@ def _env_fn(game_or_env: Any) -> EnvFn:
             f"check_game takes a game name, a Game class or instance, or a boardzoo env; "
             f"got {game_or_env!r}"
         )
-    return lambda: BoardGameEnv(game)
+    return lambda: BoardGameEnv(game, illegal_action="raise")
 
 
 def _with_default_options(cls: type[Game]) -> Game:
@@ -272,13 +274,16 @@ def check_finished_games(env_fn: EnvFn, seed: int = 0) -> None:
 
 
 def check_illegal_actions(env_fn: EnvFn) -> None:
-    """Out-of-range, non-integer and illegal actions raise IllegalActionError saying so, and
-    leave the position as it was."""
-    env = env_fn()
+    """Under ``illegal_action="raise"``, out-of-range, non-integer and illegal actions raise
+    IllegalActionError saying so and leave the position as it was; under the env's default
+    ("terminate") an illegal action ends the game with -1 for the mover and 0 for the other
+    seat and warns; under "lose" it ends the game -1/+1."""
+    game = env_fn().game
+    env = BoardGameEnv(game, illegal_action="raise")
     env.reset()
-    start = env.game.position(env.state_array)
+    start = game.position(env.state_array)
     illegal = np.flatnonzero(~env.legal_mask())
-    cases = [(env.game.num_actions, "out of range"), (1.5, "integer")]
+    cases = [(game.num_actions, "out of range"), (1.5, "integer")]
     if illegal.size:
         cases.append((int(illegal[0]), "legal actions"))
     for action, says in cases:
@@ -288,13 +293,27 @@ def check_illegal_actions(env_fn: EnvFn) -> None:
             _require(says in str(err), f"the error for action {action!r} does not say {says!r}")
         else:
             raise ConformanceError(f"action {action!r} did not raise IllegalActionError")
-    _require(env.game.position(env.state_array) == start, "a rejected action changed the game")
+    _require(game.position(env.state_array) == start, "a rejected action changed the game")
+    for mode, other in (("terminate", 0.0), ("lose", 1.0)):
+        env = env_fn() if mode == "terminate" else BoardGameEnv(game, illegal_action=mode)
+        env.reset()
+        mover = env.agent_selection
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            env.step(game.num_actions)
+        warned = [w for w in caught if issubclass(w.category, IllegalActionWarning)]
+        _require(len(warned) == (mode == "terminate"),
+                 f"illegal_action={mode!r}: {len(warned)} IllegalActionWarning(s)")
+        _require(all(env.terminations.values()), f"illegal_action={mode!r}: the game goes on")
+        rewards = {agent: -1.0 if agent == mover else other for agent in env.possible_agents}
+        _require(env.rewards == rewards and env.infos[mover] == {"illegal_action": True},
+                 f"illegal_action={mode!r}: rewards {env.rewards}, infos {env.infos}")
 
 
 def check_renders(env_fn: EnvFn) -> None:
     """ansi renders a string naming the side to move; rgb_array an (H, W, 3) uint8 image."""
     for mode in ("ansi", "rgb_array"):
-        env = BoardGameEnv(env_fn().game, render_mode=mode)
+        env = BoardGameEnv(env_fn().game, render_mode=mode, illegal_action="raise")
         env.reset()
         random_trajectory(env, seed=0, plies=2)
         frame = env.render()

@@ -9,6 +9,7 @@ import numpy as np
 
 from boardzoo.analysis import Analysis, ProgressFn
 from boardzoo.envs.core import Game
+from boardzoo.options import KeywordChecked
 from boardzoo.timecontrol import ClockView
 
 __all__ = ["Agent", "PolicyAgent", "SearchingAgent", "check_agent_plays"]
@@ -31,7 +32,7 @@ class PolicyAgent(Agent, Protocol):
         ...
 
 
-class SearchingAgent:
+class SearchingAgent(KeywordChecked):
     """An agent whose move comes from one ``search`` (MCTS, alpha-beta): ``act`` plays the
     searched move and ``analyse`` returns the search as an :class:`Analysis`. Subclasses
     define ``search(env, clock, on_progress, stop)`` returning a result with ``.action``

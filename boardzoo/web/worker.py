@@ -111,7 +111,9 @@ def _handle(message: Message, state: dict[str, Any], stop: Any, conn: Any) -> Me
     from boardzoo.web.catalog import build
 
     if message["cmd"] == "configure":
-        state["env"] = BoardGameEnv(make_game(message["game"], **message["options"]))
+        state["env"] = BoardGameEnv(
+            make_game(message["game"], **message["options"]), illegal_action="raise"
+        )
         state["agent"] = build(message["agent"], seed=message.get("seed"))
         _one_torch_thread()
         return {"type": "ready", "rid": message["rid"], "agent": repr(state["agent"])}

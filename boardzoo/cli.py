@@ -284,6 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("game", nargs="?", default=None, help="only this game")
     bench.add_argument("--repeats", type=int, default=3, help="repetitions per figure (median)")
     bench.add_argument("--out", default=None, help="also write the table as JSON here")
+    bench.add_argument("--only", default=None, metavar="SUITE",
+                       help="only this suite: envs, rl, two_player, mcts, alphazero or labels")
 
     serve = commands.add_parser(
         "serve",
@@ -743,7 +745,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         _check_output(args.out, "--out")
-    return bench_main(game=args.game, repeats=args.repeats, out=args.out)
+    return bench_main(game=args.game, repeats=args.repeats, out=args.out, only=args.only)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,7 +14,11 @@ suite runs each check over every registered game and option set. What is checked
   error and changes nothing, "terminate" (the default) ends the game -1/0 with a warning,
   "lose" ends it -1/+1;
 * ansi and rgb_array renders; PettingZoo's ``api_test``; Gymnasium's ``check_env`` on the
-  single-agent view (registered games).
+  single-agent view (registered games);
+* the two-seat batch (:class:`boardzoo.rl.TwoPlayerVectorEnv`) plays, game by game and move
+  by move, what AEC envs given the same moves play: observations, masks, the seat to move,
+  both seats' rewards, ends and restarts (with random openings drawn from each game's seeded
+  generator, and some illegal actions), rewards zero-sum at every end by the rules.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ __all__ = [
     "check_renders",
     "check_pettingzoo_api",
     "check_gymnasium",
+    "check_two_player_vector_env",
 ]
 
 EnvFn = Callable[[], BoardGameEnv]
@@ -275,9 +280,9 @@ def check_finished_games(env_fn: EnvFn, seed: int = 0) -> None:
 
 def check_illegal_actions(env_fn: EnvFn) -> None:
     """Under ``illegal_action="raise"``, out-of-range, non-integer and illegal actions raise
-    IllegalActionError saying so and leave the position as it was; under the env's default
-    ("terminate") an illegal action ends the game with -1 for the mover and 0 for the other
-    seat and warns; under "lose" it ends the game -1/+1."""
+    IllegalActionError saying so and leave the position as it was; under "terminate" (the
+    default) an illegal action ends the game with -1 for the mover and 0 for the other seat
+    and warns; under "lose" it ends the game -1/+1."""
     game = env_fn().game
     env = BoardGameEnv(game, illegal_action="raise")
     env.reset()
@@ -295,7 +300,7 @@ def check_illegal_actions(env_fn: EnvFn) -> None:
             raise ConformanceError(f"action {action!r} did not raise IllegalActionError")
     _require(game.position(env.state_array) == start, "a rejected action changed the game")
     for mode, other in (("terminate", 0.0), ("lose", 1.0)):
-        env = env_fn() if mode == "terminate" else BoardGameEnv(game, illegal_action=mode)
+        env = BoardGameEnv(game, illegal_action=mode)
         env.reset()
         mover = env.agent_selection
         with warnings.catch_warnings(record=True) as caught:
@@ -356,6 +361,88 @@ def check_gymnasium(env_fn: EnvFn) -> None:
              "info['action_mask'] differs from action_masks()")
 
 
+def check_two_player_vector_env(
+    env_fn: EnvFn, games: int = 1000, num_envs: int = 8, opening_plies: int = 2, seed: int = 0,
+    illegal_rate: float = 0.01,
+) -> None:
+    """``games`` random games of a TwoPlayerVectorEnv of ``num_envs`` (registered game) next
+    to one AEC env per game, both given the same moves: uniformly random legal ones, and an
+    illegal one (under the default "terminate") with probability ``illegal_rate``; every
+    restart replays on the AEC env the opening that game ``i``'s generator (seeded ``seed +
+    i``) draws. Observations, masks, seats to move, rewards and ends must agree at every
+    step."""
+    from boardzoo.rl.kernels import batch_kernels
+    from boardzoo.rl.two_player import TwoPlayerVectorEnv
+
+    game = env_fn().game
+    venv = TwoPlayerVectorEnv(game.name, num_envs, opening_plies=opening_plies, **game.options)
+    obs, info = venv.reset(seed=seed)
+    openings = _Openings(batch_kernels(game), game, opening_plies, seed, num_envs)
+    mirrors = [BoardGameEnv(game) for _ in range(num_envs)]
+    for i, mirror in enumerate(mirrors):
+        mirror.reset(options={"moves": openings.draw(i)})
+    rng = np.random.default_rng(seed)
+    finished = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IllegalActionWarning)  # the mirrors' illegal moves
+        while True:
+            _same_positions(mirrors, obs, info)
+            if finished >= games:
+                return
+            masks = info["action_mask"]
+            actions = [_some_action(rng, mask, illegal_rate) for mask in masks]
+            obs, rewards, terminations, truncations, info = venv.step(actions)
+            _require(not truncations.any(), "a two-seat game was truncated")
+            flagged = info.get("illegal_action", np.zeros(num_envs, dtype=bool))
+            for i, mirror in enumerate(mirrors):
+                illegal = not 0 <= actions[i] < game.num_actions or not masks[i][actions[i]]
+                mirror.step(actions[i])
+                ended = all(mirror.terminations.values())
+                expected = [mirror.rewards[a] for a in mirror.possible_agents] if ended else [0, 0]
+                _require(bool(terminations[i]) == ended and list(rewards[i]) == expected,
+                         f"game {i}: the two-seat env gave rewards {list(rewards[i])}, ended "
+                         f"{terminations[i]}; the AEC env {expected}, ended {ended}")
+                _require(bool(flagged[i]) == illegal, f"game {i}: info['illegal_action'] is off")
+                if ended:
+                    _require(illegal or sum(expected) == 0, f"game {i}: rewards not zero-sum")
+                    mirror.reset(options={"moves": openings.draw(i)})
+                    finished += 1
+
+
+class _Openings:
+    """The random openings each game of a two-seat env draws, in order (its generator)."""
+
+    def __init__(self, kernels: Any, game: Game, plies: int, seed: int, num_envs: int):
+        self.kernels, self.game, self.plies = kernels, game, plies
+        self.rngs = [make_rng(seed + i) for i in range(num_envs)]
+
+    def draw(self, i: int) -> list[int]:
+        state = self.game.initial_state()
+        moves = np.zeros(max(self.plies, 1), np.int64)
+        count = self.kernels.random_opening(state, self.plies, self.rngs[i],
+                                            np.zeros(self.game.num_actions, np.bool_),
+                                            np.empty_like(state), moves)
+        return [int(m) for m in moves[:count]]
+
+
+def _some_action(rng: np.random.Generator, mask: np.ndarray, illegal_rate: float) -> int:
+    if rng.random() < illegal_rate:
+        return int(rng.choice(np.flatnonzero(mask == 0))) if (mask == 0).any() else -1
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def _same_positions(mirrors: list[BoardGameEnv], obs: np.ndarray, info: dict[str, Any]) -> None:
+    for i, mirror in enumerate(mirrors):
+        mover = mirror.agent_selection
+        seen = mirror.observe(mover)
+        _require(int(info["to_play"][i]) == mirror.possible_agents.index(mover),
+                 f"game {i}: to_play {info['to_play'][i]}, the AEC env has {mover} to move")
+        _require(np.array_equal(obs[i], seen["observation"]),
+                 f"game {i}: the observation differs from the AEC env's ({mirror.position()})")
+        _require(np.array_equal(info["action_mask"][i], seen["action_mask"]),
+                 f"game {i}: the action mask differs from the AEC env's ({mirror.position()})")
+
+
 def _checks(games: int) -> dict[str, Callable[[EnvFn], Any]]:
     return {
         "random_playouts": lambda env_fn: check_random_playouts(env_fn, games),
@@ -368,6 +455,7 @@ def _checks(games: int) -> dict[str, Callable[[EnvFn], Any]]:
         "renders": check_renders,
         "pettingzoo_api": check_pettingzoo_api,
         "gymnasium": check_gymnasium,
+        "two_player_vector_env": lambda env_fn: check_two_player_vector_env(env_fn, games),
     }
 
 

@@ -47,8 +47,17 @@ def interleaved_rates(
     ours: Callable[[], int], theirs: Callable[[], int], repeats: int, min_seconds: float = 0.3
 ) -> tuple[float, float]:
     """Median rates of two workloads measured alternately, so machine noise hits both."""
-    a, b = [], []
-    for _ in range(repeats):
-        a.append(rate(ours, 1, min_seconds))
-        b.append(rate(theirs, 1, min_seconds))
+    a, b = interleaved_samples([ours, theirs], repeats, min_seconds)
     return statistics.median(a), statistics.median(b)
+
+
+def interleaved_samples(
+    workloads: list[Callable[[], int]], repeats: int, min_seconds: float = 0.3
+) -> list[list[float]]:
+    """The rate of every workload in every repetition, the workloads taking turns within
+    each repetition (so machine noise hits them all): one list of ``repeats`` rates each."""
+    samples: list[list[float]] = [[] for _ in workloads]
+    for _ in range(repeats):
+        for work, rates in zip(workloads, samples, strict=True):
+            rates.append(rate(work, 1, min_seconds))
+    return samples

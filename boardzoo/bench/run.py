@@ -9,21 +9,27 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from boardzoo.bench import alphazero, envs, labels, mcts, rl
+from boardzoo.bench import alphazero, envs, labels, mcts, rl, two_player
 from boardzoo.bench.common import Row
-from boardzoo.errors import UnknownGameError
+from boardzoo.errors import InvalidOptionError, UnknownGameError
 from boardzoo.files import atomic_write_text
 
-SUITES = [*envs.BENCHMARKS, *rl.BENCHMARKS, *mcts.BENCHMARKS, *alphazero.BENCHMARKS,
-          *labels.BENCHMARKS]
+SUITE_MODULES = [envs, rl, two_player, mcts, alphazero, labels]
+#: suite name (``--only``) -> its benchmarks
+SUITES = {module.__name__.rsplit(".", 1)[1]: module.BENCHMARKS for module in SUITE_MODULES}
 
 
-def collect(game: str | None, repeats: int, console: Console) -> list[Row]:
+def collect(
+    game: str | None, repeats: int, console: Console, only: str | None = None
+) -> list[Row]:
     if game is not None and game not in envs.REFERENCES:
         raise UnknownGameError(f"no benchmarks for {game!r}; games: {', '.join(envs.REFERENCES)}")
+    if only is not None and only not in SUITES:
+        raise InvalidOptionError(f"--only {only}: no such suite; suites: {', '.join(SUITES)}")
+    benches = [b for name, suite in SUITES.items() if only in (None, name) for b in suite]
     rows = []
     for name in [game] if game else list(envs.REFERENCES):
-        for bench in SUITES:
+        for bench in benches:
             with console.status(f"{name}: {bench.__name__}"):
                 rows.extend(bench(name, repeats))
     return rows
@@ -64,10 +70,12 @@ def print_table(rows: list[Row], console: Console) -> None:
     console.print(table)
 
 
-def main(game: str | None = None, repeats: int = 3, out: str | None = None) -> int:
+def main(
+    game: str | None = None, repeats: int = 3, out: str | None = None, only: str | None = None
+) -> int:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     console = Console(width=max(Console().width, 130))
-    rows = collect(game, repeats, console)
+    rows = collect(game, repeats, console, only)
     print_table(rows, console)
     if out:
         atomic_write_text(out, json.dumps([{**asdict(r), "ratio": r.ratio} for r in rows],

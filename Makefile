@@ -1,15 +1,19 @@
 # Two commands set everything up on a fresh machine (Python >= 3.11 with venv):
 #   make arena   - create .venv, install boardzoo[arena] (torch CPU, SB3), run the main job
 #   make test    - create .venv, install boardzoo with its dev extras, run the whole test suite
+#                  (and the RLlib tests in .venv-rllib: RLlib pins gymnasium 1.2.2, the dev
+#                  venv keeps the newest gymnasium)
 VENV ?= .venv
+RLLIB_VENV ?= .venv-rllib
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 ARENA_STAMP := $(VENV)/.installed-arena
+RLLIB_STAMP := $(RLLIB_VENV)/.installed-rllib
 PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
 
-.PHONY: arena test typecheck test-fast test-slow bench clean
+.PHONY: arena test typecheck test-fast test-slow test-rllib bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -24,10 +28,17 @@ $(ARENA_STAMP): pyproject.toml constraints.txt
 	$(PIP_INSTALL) -e ".[arena]"
 	touch $(ARENA_STAMP)
 
+# RLlib with the gymnasium it pins, and nothing else it does not need
+$(RLLIB_STAMP): pyproject.toml constraints.txt
+	python3 -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -c constraints.txt -e ".[rllib]" "pytest>=8.0"
+	touch $(RLLIB_STAMP)
+
 arena: $(ARENA_STAMP)
 	$(VENV)/bin/boardzoo arena
 
-test: typecheck test-fast test-slow
+test: typecheck test-fast test-slow test-rllib
 
 # mypy over the public modules listed in pyproject.toml ([tool.mypy] files)
 typecheck: $(STAMP)
@@ -40,8 +51,14 @@ test-fast: $(STAMP)
 test-slow: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) -m pytest -m slow -n $(PYTEST_WORKERS) -q || [ $$? -eq 5 ]
 
+# RLlib's tests and the docs' RLlib snippets, and boardzoo's Gymnasium checks on the gymnasium
+# RLlib pins; the dev venv skips the RLlib tests (no RLlib there)
+test-rllib: $(RLLIB_STAMP)
+	OMP_NUM_THREADS=1 $(RLLIB_VENV)/bin/python -m pytest -q \
+		tests/test_rllib.py tests/test_works_with.py tests/test_conformance.py -k "rllib or gymnasium"
+
 bench: $(STAMP)
 	$(VENV)/bin/boardzoo bench
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) $(RLLIB_VENV) build dist *.egg-info .pytest_cache

@@ -35,6 +35,7 @@ __all__ = [
     "UnusedResetOptionWarning",
     "check_illegal_action",
     "forfeit_returns",
+    "snapshot_of",
 ]
 
 AGENTS = ("player_0", "player_1")
@@ -365,6 +366,15 @@ class BoardGameEnv(AECEnv):
     def _finish(self, returns: np.ndarray) -> None:
         self.rewards = {"player_0": float(returns[0]), "player_1": float(returns[1])}
         self.terminations = {a: True for a in AGENTS}
+
+
+def snapshot_of(game: Game, state: np.ndarray) -> EnvSnapshot:
+    """The snapshot of an env of ``game`` at ``state`` (a position of a game still running,
+    the side to move selected, no rewards yet): ``restore_state`` checks the state."""
+    zeros, running = dict.fromkeys(AGENTS, 0.0), dict.fromkeys(AGENTS, False)
+    mover = AGENTS[int(state[TO_PLAY])]
+    return EnvSnapshot(game.key, state, AGENTS, mover, None, zeros, dict(zeros), running,
+                       dict(running))
 
 
 def _describe(key: Any) -> str:

@@ -28,7 +28,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from boardzoo.envs import checked_game, gym_id, make_env
-from boardzoo.envs.aec import AGENTS, EnvSnapshot, check_illegal_action
+from boardzoo.envs.aec import check_illegal_action, snapshot_of
 from boardzoo.envs.core import OUTCOME, TO_PLAY
 from boardzoo.errors import InvalidOptionError
 from boardzoo.rl.kernels import EXTERNAL, batch_kernels
@@ -242,12 +242,8 @@ class BoardVectorEnv(VectorEnv):
         """An AEC env showing env ``i``'s position, for agents that plan through EnvModel."""
         if i not in self._views:
             self._views[i] = make_env(self.game_name, illegal_action="raise", **self.game_options)
-        view, state = self._views[i], self._states[i].copy()
-        mover = AGENTS[int(state[TO_PLAY])]
-        zeros, false = dict.fromkeys(AGENTS, 0.0), dict.fromkeys(AGENTS, False)
-        view.restore_state(
-            EnvSnapshot(self.game.key, state, AGENTS, mover, None, zeros, zeros, false, false)
-        )
+        view = self._views[i]
+        view.restore_state(snapshot_of(self.game, self._states[i].copy()))
         return view
 
     def _observe(self, states: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:

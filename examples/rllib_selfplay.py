@@ -22,6 +22,7 @@ import io
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -80,7 +81,7 @@ def evaluate(module, args: Args) -> str:
     return text
 
 
-def main(args: Args) -> None:
+def main(args: Args) -> Any:
     torch.set_num_threads(1)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -96,8 +97,8 @@ def main(args: Args) -> None:
     )
     with ray_session(args.ray_address or None, cpus=max(args.env_runners, 1) + 1):
         algo = config.build_algo()
-        if args.init:
-            algo.get_module(MAIN).load_state_dict(torch.load(args.init, weights_only=True))
+        if args.init:  # into the learner and the local env runner, then the remote ones
+            algo.set_weights({MAIN: torch.load(args.init, weights_only=True)})
             algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group)
         start = time.monotonic()
         steps = 0
@@ -119,7 +120,9 @@ def main(args: Args) -> None:
         if args.eval_games:
             line += evaluate(algo.get_module(MAIN), args)
         log(out, line)
+        weights = algo.get_weights([MAIN])[MAIN]
         algo.stop()
+    return weights
 
 
 def parse_args() -> Args:

@@ -144,3 +144,30 @@ def test_self_play_with_an_mcts_opponent_and_a_league(ray):
                    for key, value in weights["main_1"].items())
     finally:
         algo.stop()
+
+
+def test_the_example_trains_logs_throughput_saves_main_and_scores_it(ray, tmp_path):
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    import torch
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "rllib_selfplay.py"
+    spec = importlib.util.spec_from_file_location("rllib_selfplay", path)
+    example = importlib.util.module_from_spec(spec)
+    sys.modules["rllib_selfplay"] = example  # dataclasses look their module up
+    spec.loader.exec_module(example)
+    args = example.Args(game="tictactoe", iterations=1, env_runners=0, envs_per_runner=1,
+                        train_batch=128, minibatch=64, epochs=1, hidden=(16,), eval_games=2,
+                        eval_opponent="random", out=str(tmp_path))
+    example.main(args)
+    lines = (tmp_path / "progress.txt").read_text().splitlines()
+    assert lines[0].startswith("iteration 1: ") and "env steps/s sampling (0 runners)" in lines[0]
+    assert "score vs random" in lines[-1]
+    saved = torch.load(tmp_path / "main.pt", weights_only=True)
+    started = example.main(example.Args(**{**vars(args), "init": str(tmp_path / "main.pt"),
+                                           "iterations": 0, "eval_games": 0,
+                                           "out": str(tmp_path / "again")}))
+    assert saved.keys() == started.keys()
+    assert all(np.array_equal(saved[key].numpy(), np.asarray(started[key])) for key in saved)

@@ -28,15 +28,18 @@ class Row:
         return self.ours / self.reference
 
 
-def rate(work: Callable[[], int], repeats: int, min_seconds: float = 0.3) -> float:
+def rate(work: Callable[[], int], repeats: int, min_seconds: float = 0.3,
+         clock: Callable[[], float] = time.perf_counter) -> float:
     """Median over ``repeats`` of (units done / seconds); ``work()`` returns the units it did
-    and is called until ``min_seconds`` pass in each repetition."""
+    and is called until ``min_seconds`` pass in each repetition. ``clock``: wall time, or
+    ``time.process_time`` for this process's CPU seconds (all its threads), which other
+    load on the machine does not inflate."""
     rates = []
     for _ in range(repeats):
-        units, start = 0, time.perf_counter()
+        units, start = 0, clock()
         while True:
             units += work()
-            elapsed = time.perf_counter() - start
+            elapsed = clock() - start
             if elapsed >= min_seconds:
                 break
         rates.append(units / elapsed)
@@ -52,12 +55,13 @@ def interleaved_rates(
 
 
 def interleaved_samples(
-    workloads: list[Callable[[], int]], repeats: int, min_seconds: float = 0.3
+    workloads: list[Callable[[], int]], repeats: int, min_seconds: float = 0.3,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[list[float]]:
     """The rate of every workload in every repetition, the workloads taking turns within
     each repetition (so machine noise hits them all): one list of ``repeats`` rates each."""
     samples: list[list[float]] = [[] for _ in workloads]
     for _ in range(repeats):
         for work, rates in zip(workloads, samples, strict=True):
-            rates.append(rate(work, 1, min_seconds))
+            rates.append(rate(work, 1, min_seconds, clock))
     return samples

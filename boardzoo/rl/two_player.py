@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 
-from boardzoo.envs import checked_game, game_class
+from boardzoo.envs import checked_game
 from boardzoo.envs.aec import check_illegal_action
 from boardzoo.envs.core import Game
 from boardzoo.errors import GameOverError, IllegalActionError, InvalidOptionError
@@ -49,7 +50,7 @@ class TwoPlayerVectorEnv:
     """``num_envs`` games of ``game`` (with its ``options``) played by one caller for both
     seats (see the module docstring)."""
 
-    metadata = {"autoreset_mode": "same-step", "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -63,7 +64,6 @@ class TwoPlayerVectorEnv:
         _check_num_envs(num_envs)
         check_illegal_action(illegal_action)
         check_opening_plies(opening_plies)
-        game_class(game)  # an unknown game name says so before anything else
         own = [name for name in keyword_names(TwoPlayerVectorEnv) if name != "game"]
         self.game: Game = checked_game(game, options, "TwoPlayerVectorEnv()", also=own)
         self.num_envs = int(num_envs)
@@ -85,7 +85,10 @@ class TwoPlayerVectorEnv:
     def reset(self, seed: int | list[int] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every game; ``seed``: an int (game i gets ``seed + i``) or one per game."""
         if seed is not None:
-            seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else seed
+            if isinstance(seed, (int, np.integer)):
+                seeds = [int(seed) + i for i in range(self.num_envs)]
+            else:
+                seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise InvalidOptionError(f"give {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = np.stack([make_rng(s) for s in seeds])

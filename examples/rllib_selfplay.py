@@ -4,9 +4,12 @@ optional fixed opponents, then arena scores against random and MCTS.
 RLlib trains "main" (its action-masking module) on ``boardzoo.rl.rllib.RLlibEnv`` for a
 budget of iterations or minutes (``selfplay_ppo_config``), on a private loopback-only Ray
 with ``env_runners`` sampling processes, or on a cluster with ``--ray_address``. It prints,
-and appends to ``<out>/progress.txt``, the env steps sampled per second of sampling time at
-every iteration, then the arena scores of main's best move (``ModuleAgent``) against
-``RandomAgent`` and ``--eval_opponent`` from 4-ply random openings, colours alternating.
+and appends to ``<out>/progress.txt``: first ``--sampling_rounds`` timed rounds of sampling
+alone (``train_batch`` env steps each, all env runners at once: the env runners'
+throughput), then at every iteration the env steps so far and per second of the iteration
+(sampling and learning), then the arena scores of main's best move (``ModuleAgent``)
+against ``RandomAgent`` and ``--eval_opponent`` from 4-ply random openings, colours
+alternating.
 Main's weights are saved atomically (weights only) to ``<out>/main.pt`` after every
 iteration; ``--init`` starts from such a file::
 
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
 
 from boardzoo.agents import RandomAgent, make_agent
 from boardzoo.arena import play_match
@@ -49,12 +53,21 @@ class Args:
     league: int = 0  # frozen copies of main as opponents
     snapshot_every: int = 10
     self_play_share: float = 0.5
+    sampling_rounds: int = 0  # timed rounds of sampling alone before training
     seed: int = 0
     ray_address: str = ""  # a Ray cluster ("auto", "host:6379"); "": a private local Ray
     init: str = ""  # start from main's weights saved by an earlier run
     eval_games: int = 200
     eval_opponent: str = "mcts:simulations=100"
     out: str = "runs/rllib_selfplay"
+
+
+def sampling_rate(algo, env_steps: int) -> float:
+    """Env steps per second of one round of sampling alone, every env runner at once."""
+    start = time.perf_counter()
+    episodes = synchronous_parallel_sample(worker_set=algo.env_runner_group,
+                                           max_env_steps=env_steps, _uses_new_env_runners=True)
+    return sum(episode.env_steps() for episode in episodes) / (time.perf_counter() - start)
 
 
 def save_main(module, path: Path) -> None:
@@ -100,18 +113,21 @@ def main(args: Args) -> Any:
         if args.init:  # into the learner and the local env runner, then the remote ones
             algo.set_weights({MAIN: torch.load(args.init, weights_only=True)})
             algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group)
+        for _ in range(args.sampling_rounds):
+            log(out, f"sampling: {sampling_rate(algo, args.train_batch):,.0f} env steps/s "
+                     f"({args.env_runners} env runners)")
         start = time.monotonic()
         steps = 0
         for _ in range(args.iterations):
+            began = time.monotonic()
             result = algo.train()
             sampled = result["num_env_steps_sampled_lifetime"] - steps
             steps = result["num_env_steps_sampled_lifetime"]
-            sampling = result["timers"]["env_runner_sampling_timer"]  # RLlib's smoothed timer
             returns = {k: round(float(v), 3) for k, v in
                        result["env_runners"].get("module_episode_returns_mean", {}).items()}
-            log(out, f"iteration {result['training_iteration']}: {steps} env steps, "
-                     f"{sampled / sampling:,.0f} env steps/s sampling ({args.env_runners} "
-                     f"runners), returns {returns}")
+            log(out, f"iteration {result['training_iteration']}: {steps:.0f} env steps, "
+                     f"{sampled / (time.monotonic() - began):,.0f} env steps/s of training "
+                     f"({args.env_runners} env runners), returns {returns}")
             save_main(algo.get_module(MAIN), out / "main.pt")
             if args.minutes and time.monotonic() - start > 60 * args.minutes:
                 break

@@ -160,10 +160,11 @@ def test_the_example_trains_logs_throughput_saves_main_and_scores_it(ray, tmp_pa
     spec.loader.exec_module(example)
     args = example.Args(game="tictactoe", iterations=1, env_runners=0, envs_per_runner=1,
                         train_batch=128, minibatch=64, epochs=1, hidden=(16,), eval_games=2,
-                        eval_opponent="random", out=str(tmp_path))
+                        eval_opponent="random", sampling_rounds=1, out=str(tmp_path))
     example.main(args)
     lines = (tmp_path / "progress.txt").read_text().splitlines()
-    assert lines[0].startswith("iteration 1: ") and "env steps/s sampling (0 runners)" in lines[0]
+    assert lines[0].startswith("sampling: ") and lines[0].endswith(" env steps/s (0 env runners)")
+    assert lines[1].startswith("iteration 1: ") and "env steps/s of training" in lines[1]
     assert "score vs random" in lines[-1]
     saved = torch.load(tmp_path / "main.pt", weights_only=True)
     started = example.main(example.Args(**{**vars(args), "init": str(tmp_path / "main.pt"),

@@ -93,13 +93,13 @@ class RLlibEnv(MultiAgentEnv):
         space = observation_space(self.game, self.include_state)
         self.observation_spaces = dict.fromkeys(AGENTS, space)
         self.action_spaces = dict.fromkeys(AGENTS, gym.spaces.Discrete(self.game.num_actions))
+        self._starts = BoardGameEnv(self.game, illegal_action="raise")  # reads reset options
         self._state = self.game.initial_state()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """A new game (``options``: "moves" or "position", as boardzoo's AEC env takes)."""
-        env = BoardGameEnv(self.game, illegal_action="raise")
-        env.reset(seed=seed, options=options)
-        self._state = env.state_array
+        self._starts.reset(seed=seed, options=options)
+        self._state = self._starts.state_array
         mover = AGENTS[int(self._state[TO_PLAY])]
         return {mover: self._observe(mover)}, {mover: {}}
 

@@ -15,7 +15,7 @@ iteration; ``--init`` starts from such a file::
 
     python examples/rllib_selfplay.py --minutes 30 --out runs/rllib_c4
     python examples/rllib_selfplay.py --opponent "mcts:simulations=100" --league 3 \\
-        --env_runners 2 --ray_address auto --minutes 60
+        --env_runners 2 --ray-address auto --minutes 60
 """
 
 from __future__ import annotations
@@ -148,6 +148,8 @@ def parse_args() -> Args:
             parser.add_argument("--opponent", action="append", default=[])
         elif f.name == "hidden":
             parser.add_argument("--hidden", type=int, nargs="+", default=list(f.default))
+        elif f.name == "ray_address":  # also spelt as boardzoo's other Ray paths spell it
+            parser.add_argument("--ray_address", "--ray-address", default=f.default)
         else:
             parser.add_argument(f"--{f.name}", type=type(f.default), default=f.default)
     values = vars(parser.parse_args())

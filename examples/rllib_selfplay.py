@@ -123,8 +123,9 @@ def main(args: Args) -> Any:
             result = algo.train()
             sampled = result["num_env_steps_sampled_lifetime"] - steps
             steps = result["num_env_steps_sampled_lifetime"]
+            runners = result.get("env_runners", {})  # an iteration may report no episodes
             returns = {k: round(float(v), 3) for k, v in
-                       result["env_runners"].get("module_episode_returns_mean", {}).items()}
+                       runners.get("module_episode_returns_mean", {}).items()}
             log(out, f"iteration {result['training_iteration']}: {steps:.0f} env steps, "
                      f"{sampled / (time.monotonic() - began):,.0f} env steps/s of training "
                      f"({args.env_runners} env runners), returns {returns}")

@@ -20,7 +20,7 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (  # noqa: 
 from boardzoo.agents import RandomAgent  # noqa: E402
 from boardzoo.arena import play_match  # noqa: E402
 from boardzoo.envs import make_env  # noqa: E402
-from boardzoo.errors import IllegalActionError, UnknownOptionError  # noqa: E402
+from boardzoo.errors import IllegalActionError, InvalidOptionError, UnknownOptionError  # noqa: E402
 from boardzoo.rl.rllib import (  # noqa: E402
     MAIN,
     ModuleAgent,
@@ -125,7 +125,7 @@ def test_ppo_trains_on_the_env_with_rllibs_masking_module_and_no_adapter(ray):
 
 def test_self_play_with_an_mcts_opponent_and_a_league(ray):
     config = (
-        selfplay_ppo_config("tictactoe", opponents={"mcts": "mcts:simulations=8"}, league=1,
+        selfplay_ppo_config("connect_four", opponents={"mcts": "mcts:simulations=8"}, league=1,
                             snapshot_every=1, self_play_share=0.0, seed=0)
         .env_runners(num_env_runners=0)
         .training(**TINY)
@@ -172,3 +172,22 @@ def test_the_example_trains_logs_throughput_saves_main_and_scores_it(ray, tmp_pa
                                            "out": str(tmp_path / "again")}))
     assert saved.keys() == started.keys()
     assert all(np.array_equal(saved[key].numpy(), np.asarray(started[key])) for key in saved)
+
+
+@pytest.mark.parametrize("spec", ["random", "alphabeta:depth=2",
+                                  "alphazero:checkpoint=connect_four,simulations=16"])
+def test_a_boardzoo_agent_module_plays_from_the_observed_state(spec):
+    from boardzoo.rl.rllib import AgentModule
+
+    env = RLlibEnv("connect_four", include_state=True)
+    obs, _ = env.reset(options={"position": "445566"})  # X to move, three in the bottom row
+    module = AgentModule(observation_space=env.observation_spaces["player_0"],
+                         action_space=env.action_spaces["player_0"],
+                         model_config={"agent": spec, "game": "connect_four", "seed": 0})
+    batch = {"obs": {key: np.stack([value, value]) for key, value in obs["player_0"].items()}}
+    actions = module.forward_inference(batch)["actions"]
+    assert actions.shape == (2,) and all(obs["player_0"]["action_mask"][actions] == 1)
+    if spec != "random":
+        assert set(actions.tolist()) <= {2, 6}  # the wins: columns 3 and 7
+    with pytest.raises(InvalidOptionError, match="include_state=True"):
+        module.forward_inference({"obs": {"observations": batch["obs"]["observations"]}})

@@ -15,6 +15,8 @@ random and against ``eval_opponent`` (the shipped PPO policy by default) in aren
 
     python examples/cleanrl_ppo_two_player.py --total_timesteps 30000000 --out runs/c4_2p
     # the same command again resumes the run and trains on to the same total
+    python examples/cleanrl_ppo_two_player.py --out runs/c4_2p --eval_only \
+        --eval_games 400 --eval_seed 0     # the saved policy's scores, on other openings
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ class Args:
     save_every: int = 1_000_000
     eval_games: int = 100  # arena games per opponent at each save (0: none)
     eval_opponent: str = "ppo:checkpoint=connect_four"  # an agent spec
+    eval_seed: int = 1  # the evaluations' openings
+    eval_only: bool = False  # only score the policy saved in ``out``
     max_minutes: float = 0.0  # stop (and save) after this much training time; 0: no limit
     out: str = "runs/c4_two_player"
 
@@ -148,9 +152,10 @@ def evaluate(agent: Agent, args: Args) -> str:
     for name, opponent in (("random", RandomAgent(0)),
                            (args.eval_opponent, make_agent(args.eval_opponent, seed=0))):
         result = play_match(GAME, PolicyPlayer(agent), opponent, games=args.eval_games,
-                            opening_plies=4, seed=1)
-        text += f" score vs {name} {result.score:.3f} (+{result.wins} ={result.draws} " \
-                f"-{result.losses})"
+                            opening_plies=4, seed=args.eval_seed)
+        low, high = result.score_ci
+        text += (f" score vs {name} {result.score:.3f} [{low:.3f}, {high:.3f}] "
+                 f"(+{result.wins} ={result.draws} -{result.losses})")
     return text
 
 
@@ -183,6 +188,10 @@ def main(args: Args) -> Agent:
         optimizer.load_state_dict(state["optimizer"])
         step = state["step"]
         print(f"resuming at {step} plies")
+    if args.eval_only:
+        print(f"{step} plies, {args.eval_games} games, openings of seed {args.eval_seed}:"
+              f"{evaluate(agent, args)}")
+        return agent
     start, first = time.monotonic(), step
     deadline = start + 60 * args.max_minutes if args.max_minutes else float("inf")
     next_save = step + args.save_every
@@ -223,7 +232,10 @@ def main(args: Args) -> Agent:
 def parse_args() -> Args:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for field in dataclasses.fields(Args):
-        parser.add_argument(f"--{field.name}", type=type(field.default), default=field.default)
+        if isinstance(field.default, bool):
+            parser.add_argument(f"--{field.name}", action="store_true")
+        else:
+            parser.add_argument(f"--{field.name}", type=type(field.default), default=field.default)
     return Args(**vars(parser.parse_args()))
 
 

@@ -173,7 +173,7 @@ def test_negamax_gae_flips_the_sign_at_every_ply():
     assert open_game.item() == pytest.approx(-0.5 - 0.2)
 
 
-def test_cleanrl_two_player_example_trains_saves_and_resumes(tmp_path):
+def test_cleanrl_two_player_example_trains_saves_and_resumes(tmp_path, capsys):
     example = load("cleanrl_ppo_two_player")
     args = example.Args(total_timesteps=256, num_envs=8, num_steps=16, num_minibatches=2,
                         update_epochs=1, channels=4, hidden=16, save_every=128, eval_games=2,
@@ -187,3 +187,7 @@ def test_cleanrl_two_player_example_trains_saves_and_resumes(tmp_path):
     assert state["step"] == 256
     example.main(example.Args(**{**vars(args), "total_timesteps": 384, "eval_games": 0}))
     assert (tmp_path / "progress.txt").read_text().splitlines()[-1].split()[0] == "384"
+    capsys.readouterr()
+    example.main(example.Args(**{**vars(args), "eval_only": True, "eval_seed": 5}))
+    printed = capsys.readouterr().out.splitlines()[-1]
+    assert printed.startswith("384 plies, 2 games, openings of seed 5: score vs random")

@@ -1,15 +1,19 @@
 # Two commands set everything up on a fresh machine (Python >= 3.11 with venv):
 #   make arena   - create .venv, install boardzoo[arena] (torch CPU, SB3), run a Connect Four tournament
 #   make test    - create .venv, install boardzoo with its dev extras, run the whole test suite
+#                  (and the RLlib tests in .venv-rllib: RLlib pins gymnasium 1.2.2, the dev
+#                  venv keeps the newest gymnasium)
 VENV ?= .venv
+RLLIB_VENV ?= .venv-rllib
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 ARENA_STAMP := $(VENV)/.installed-arena
+RLLIB_STAMP := $(RLLIB_VENV)/.installed-rllib
 PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
 
-.PHONY: arena test typecheck test-fast test-slow bench docs clean
+.PHONY: arena test typecheck test-fast test-slow test-rllib bench docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -25,10 +29,17 @@ $(ARENA_STAMP): pyproject.toml constraints.txt
 	$(VENV)/bin/boardzoo compile connect_four
 	touch $(ARENA_STAMP)
 
+# RLlib with the gymnasium it pins, and nothing else it does not need
+$(RLLIB_STAMP): pyproject.toml constraints.txt
+	python3 -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -c constraints.txt -e ".[rllib]" "pytest>=8.0"
+	touch $(RLLIB_STAMP)
+
 arena: $(ARENA_STAMP)
 	$(VENV)/bin/boardzoo arena
 
-test: typecheck test-fast test-slow
+test: typecheck test-fast test-slow test-rllib
 
 # mypy over the whole package ([tool.mypy] files in pyproject.toml)
 typecheck: $(STAMP)
@@ -41,6 +52,12 @@ test-fast: $(STAMP)
 test-slow: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) -m pytest -m slow -n $(PYTEST_WORKERS) -q || [ $$? -eq 5 ]
 
+# RLlib's tests and the docs' RLlib snippets, and boardzoo's Gymnasium checks on the gymnasium
+# RLlib pins; the dev venv skips the RLlib tests (no RLlib there)
+test-rllib: $(RLLIB_STAMP)
+	OMP_NUM_THREADS=1 $(RLLIB_VENV)/bin/python -m pytest -q \
+		tests/test_rllib.py tests/test_works_with.py tests/test_conformance.py -k "rllib or gymnasium"
+
 bench: $(STAMP)
 	$(VENV)/bin/boardzoo bench
 
@@ -49,4 +66,4 @@ docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) build dist site *.egg-info .pytest_cache
+	rm -rf $(VENV) $(RLLIB_VENV) build dist site *.egg-info .pytest_cache

@@ -315,8 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="repetitions per figure, their median reported (default: 3; "
                        "--quick: 1)")
     bench.add_argument("--only", default=None, metavar="SUITE[,SUITE]",
-                       help="only these benchmarks: envs, rl, mcts, alphazero, labels, "
-                       "batched, startup (default: all)")
+                       help="only these benchmarks: envs, rl, two_player, mcts, alphazero, "
+                       "labels, batched, startup (default: all)")
     bench.add_argument("--out", default=None, help="also write the table as JSON here")
 
     compiling = commands.add_parser(

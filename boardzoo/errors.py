@@ -1,5 +1,7 @@
 """Exceptions users see. Every one is a ``ValueError`` subclass whose message says what was
 wrong and what is allowed, so a bad input never turns into a silent wrong answer.
+(:class:`UnknownOptionError` is also a ``TypeError``, as Python's own error for an unknown
+keyword argument is.)
 
 Messages quote input through :func:`excerpt`, and a :class:`BoardzooError` keeps at most
 :data:`MAX_MESSAGE` characters of its message (the middle is cut): a megabyte of bad input
@@ -21,6 +23,7 @@ __all__ = [
     "InvalidOptionError",
     "MissingExtraError",
     "StoreError",
+    "UnknownOptionError",
     "UnknownGameError",
     "EXTRAS",
     "MAX_MESSAGE",
@@ -85,6 +88,14 @@ class IncompatibleSnapshotError(BoardzooError):
 
 class InvalidOptionError(BoardzooError):
     """A game option, agent option or reset option that is not allowed."""
+
+
+class UnknownOptionError(InvalidOptionError, TypeError):
+    """A keyword option that the env, game or agent does not take. Also a ``TypeError``
+    worded as Python's own ("... got an unexpected keyword argument 'frameskip'"), so code
+    that probes constructors with a keyword and retries without it on that error (TorchRL's
+    ``GymEnv`` does with ``frameskip``) works; the message goes on to list the valid
+    options and the nearest one."""
 
 
 class StoreError(BoardzooError):

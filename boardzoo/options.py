@@ -3,27 +3,42 @@ that takes them, and command-line text converted by those hints.
 
 ``heaps=3,4,5`` becomes ``(3, 4, 5)`` for a ``tuple[int, ...]`` option, ``misere=false`` (or
 ``0``, ``no``) ``False`` for a ``bool``, ``max_take=none`` ``None`` for an ``int | None``.
-A Python value of the wrong type (``misere="False"``) or an unknown name is an
-:class:`~boardzoo.errors.InvalidOptionError` that lists what is allowed (with a "did you
-mean" for a near miss). Ranges stay with the constructors, which know them.
+A Python value of the wrong type (``misere="False"``) is an
+:class:`~boardzoo.errors.InvalidOptionError`; an unknown name is an
+:class:`~boardzoo.errors.UnknownOptionError` (also a ``TypeError``, worded as Python's own)
+that lists what is allowed, with a "did you mean" for a near miss. Ranges stay with the
+constructors, which know them. :class:`KeywordChecked` gives a class's constructors the same
+error for an unknown keyword argument.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import inspect
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
 
-from boardzoo.errors import InvalidOptionError, excerpt
+from boardzoo.errors import InvalidOptionError, UnknownOptionError, excerpt
 
-__all__ = ["check_options", "did_you_mean", "split_assignment", "unique_assignments"]
+__all__ = [
+    "KeywordChecked",
+    "check_options",
+    "did_you_mean",
+    "keyword_names",
+    "split_assignment",
+    "strict_keywords",
+    "unique_assignments",
+    "unknown_option",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 _UNCHECKED = object()  # a hint this module does not understand: any value passes
@@ -52,16 +67,16 @@ def unique_assignments(pairs: list[tuple[str, str]], what: str) -> dict[str, str
 
 
 def check_options(
-    target: Callable, options: Mapping[str, Any], what: str, from_text: bool = False
+    target: Callable, options: Mapping[str, Any], what: str, from_text: bool = False,
+    also: Iterable[str] = (),
 ) -> dict[str, Any]:
     """``options`` for calling ``target`` (a class or function), each value checked against
     its parameter's type hint; with ``from_text`` string values are command-line text and are
-    converted by the hint first. ``what`` names the target in messages ("nim", "agent 'mcts'")."""
+    converted by the hint first. ``what`` names the target in messages ("game 'nim'",
+    "agent 'mcts'"); ``also`` names the caller's own keywords, listed as valid too."""
     parameters = _parameters(target)
     hints = _hints(target)
     open_ended = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    named = [n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD,
-                                                            p.KEYWORD_ONLY)]
     checked = {}
     for name, value in options.items():
         if name not in parameters:
@@ -69,10 +84,7 @@ def check_options(
                 checked[name] = _from_text(value, _UNCHECKED, name, what) if (
                     from_text and isinstance(value, str)) else value
                 continue
-            raise InvalidOptionError(
-                f"{what}: unknown option {name!r}{did_you_mean(name, named)}; valid options: "
-                f"{', '.join(named) or 'none'}"
-            )
+            raise unknown_option(what, name, [*keyword_names(target), *also])
         hint = hints.get(name, _UNCHECKED)
         if from_text and isinstance(value, str):
             value = _from_text(value, hint, name, what)
@@ -84,6 +96,61 @@ def check_options(
     return checked
 
 
+def unknown_option(what: str, name: str, valid: Iterable[str]) -> UnknownOptionError:
+    """The error for keyword ``name`` that ``what`` does not take, worded as Python's own
+    and followed by the ``valid`` names and the nearest one."""
+    valid = list(dict.fromkeys(valid))
+    close = nearest(name, valid)
+    return UnknownOptionError(
+        f"{what} got an unexpected keyword argument {name!r}; valid options: "
+        f"{', '.join(valid) or 'none'}" + (f"; did you mean {close!r}?" if close else "")
+    )
+
+
+def keyword_names(target: Callable) -> list[str]:
+    """The names ``target`` (a class or function) takes as keyword arguments."""
+    return [n for n, p in _parameters(target).items()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def strict_keywords(what: str | None = None) -> Callable[[_F], _F]:
+    """A decorator: the function raises :class:`UnknownOptionError` (naming it ``what``,
+    default its name with "()") for a keyword argument it does not take, instead of a bare
+    ``TypeError``; a function with ``**kwargs`` is left as it is."""
+
+    def decorate(function: _F) -> _F:
+        parameters = _parameters(function)
+        if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+            return function
+        names = keyword_names(function)
+        accepted = frozenset(names)
+        label = what or f"{function.__qualname__}()"
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            if not accepted.issuperset(kwargs):
+                name = next(k for k in kwargs if k not in accepted)
+                raise unknown_option(label, name, names)
+            return function(*args, **kwargs)
+
+        return typing.cast(_F, checked)
+
+    return decorate
+
+
+class KeywordChecked:
+    """A base class whose subclasses' constructors refuse an unknown keyword argument with
+    :class:`UnknownOptionError` (``MCTSAgent(simulation=100)``: "MCTSAgent() got an
+    unexpected keyword argument 'simulation'; valid options: simulations, ...; did you mean
+    'simulations'?"), each ``__init__`` wrapped once when its class is defined."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            check = strict_keywords(f"{cls.__qualname__}()")
+            cls.__init__ = check(cls.__init__)  # type: ignore[method-assign]
+
+
 def _parameters(target: Callable) -> Mapping[str, inspect.Parameter]:
     params = dict(inspect.signature(target).parameters)
     params.pop("self", None)
@@ -92,10 +159,16 @@ def _parameters(target: Callable) -> Mapping[str, inspect.Parameter]:
 
 def did_you_mean(name: str, names: list[str]) -> str:
     """" (did you mean 'x'?)" for the closest of ``names``, or "" if none is close."""
+    close = nearest(name, names)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
+def nearest(name: str, names: list[str]) -> str | None:
+    """The closest of ``names`` to ``name`` (a near miss or one containing it), or None."""
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6) or [
         n for n in names if name.lower() in n.lower()
     ]
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return close[0] if close else None
 
 
 def _hints(target: Callable) -> dict[str, Any]:

@@ -10,9 +10,15 @@ suite runs each check over every registered game and option set. What is checked
 * the compiled playout kernels reach a legal end (and a traced playout replays);
 * clone/restore (also pickled, into a fresh env) replays identically; a clone is independent
   of later play; a seeded game is reproducible step for step; finished games reward zero-sum
-  and the agents leave; illegal actions raise clear errors and change nothing;
+  and the agents leave; illegal actions follow ``illegal_action``: "raise" raises a clear
+  error and changes nothing, "terminate" (the default) ends the game -1/0 with a warning,
+  "lose" ends it -1/+1;
 * ansi and rgb_array renders; PettingZoo's ``api_test``; Gymnasium's ``check_env`` on the
-  single-agent view (registered games).
+  single-agent view (registered games);
+* the two-seat batch (:class:`boardzoo.rl.TwoPlayerVectorEnv`) plays, game by game and move
+  by move, what AEC envs given the same moves play: observations, masks, the seat to move,
+  both seats' rewards, ends and restarts (with random openings drawn from each game's seeded
+  generator, and some illegal actions), rewards zero-sum at every end by the rules.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
 from boardzoo.agents.random import RandomAgent
-from boardzoo.envs.aec import BoardGameEnv
+from boardzoo.envs.aec import BoardGameEnv, IllegalActionWarning
 from boardzoo.envs.core import OUTCOME, PLY, Game
 from boardzoo.envs.registry import GAMES, game_class, gym_id
 from boardzoo.errors import BoardzooError, GameOverError, IllegalActionError
@@ -49,6 +55,7 @@ __all__ = [
     "check_renders",
     "check_pettingzoo_api",
     "check_gymnasium",
+    "check_two_player_vector_env",
 ]
 
 EnvFn = Callable[[], BoardGameEnv]
@@ -86,7 +93,7 @@ def _env_fn(game_or_env: Any) -> EnvFn:
             f"check_game takes a game name, a Game class or instance, or a boardzoo env; "
             f"got {game_or_env!r}"
         )
-    return lambda: BoardGameEnv(game)
+    return lambda: BoardGameEnv(game, illegal_action="raise")
 
 
 def _with_default_options(cls: type[Game]) -> Game:
@@ -273,13 +280,16 @@ def check_finished_games(env_fn: EnvFn, seed: int = 0) -> None:
 
 
 def check_illegal_actions(env_fn: EnvFn) -> None:
-    """Out-of-range, non-integer and illegal actions raise IllegalActionError saying so, and
-    leave the position as it was."""
-    env = env_fn()
+    """Under ``illegal_action="raise"``, out-of-range, non-integer and illegal actions raise
+    IllegalActionError saying so and leave the position as it was; under "terminate" (the
+    default) an illegal action ends the game with -1 for the mover and 0 for the other seat
+    and warns; under "lose" it ends the game -1/+1."""
+    game = env_fn().game
+    env = BoardGameEnv(game, illegal_action="raise")
     env.reset()
-    start = env.game.position(env.state_array)
+    start = game.position(env.state_array)
     illegal = np.flatnonzero(~env.legal_mask())
-    cases = [(env.game.num_actions, "out of range"), (1.5, "integer")]
+    cases = [(game.num_actions, "out of range"), (1.5, "integer")]
     if illegal.size:
         cases.append((int(illegal[0]), "legal actions"))
     for action, says in cases:
@@ -289,14 +299,28 @@ def check_illegal_actions(env_fn: EnvFn) -> None:
             _require(says in str(err), f"the error for action {action!r} does not say {says!r}")
         else:
             raise ConformanceError(f"action {action!r} did not raise IllegalActionError")
-    _require(env.game.position(env.state_array) == start, "a rejected action changed the game")
+    _require(game.position(env.state_array) == start, "a rejected action changed the game")
+    for mode, other in (("terminate", 0.0), ("lose", 1.0)):
+        env = BoardGameEnv(game, illegal_action=mode)
+        env.reset()
+        mover = env.agent_selection
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            env.step(game.num_actions)
+        warned = [w for w in caught if issubclass(w.category, IllegalActionWarning)]
+        _require(len(warned) == (mode == "terminate"),
+                 f"illegal_action={mode!r}: {len(warned)} IllegalActionWarning(s)")
+        _require(all(env.terminations.values()), f"illegal_action={mode!r}: the game goes on")
+        rewards = {agent: -1.0 if agent == mover else other for agent in env.possible_agents}
+        _require(env.rewards == rewards and env.infos[mover] == {"illegal_action": True},
+                 f"illegal_action={mode!r}: rewards {env.rewards}, infos {env.infos}")
 
 
 def check_renders(env_fn: EnvFn) -> None:
     """ansi renders a string naming the side to move; rgb_array an (H, W, 3) uint8 image;
     notebooks get the same picture as SVG text that parses as XML."""
     for mode in ("ansi", "rgb_array"):
-        env = BoardGameEnv(env_fn().game, render_mode=mode)
+        env = BoardGameEnv(env_fn().game, render_mode=mode, illegal_action="raise")
         env.reset()
         random_trajectory(env, seed=0, plies=2)
         frame = env.render()
@@ -344,6 +368,88 @@ def check_gymnasium(env_fn: EnvFn) -> None:
              "info['action_mask'] differs from action_masks()")
 
 
+def check_two_player_vector_env(
+    env_fn: EnvFn, games: int = 1000, num_envs: int = 8, opening_plies: int = 2, seed: int = 0,
+    illegal_rate: float = 0.01,
+) -> None:
+    """``games`` random games of a TwoPlayerVectorEnv of ``num_envs`` (registered game) next
+    to one AEC env per game, both given the same moves: uniformly random legal ones, and an
+    illegal one (under the default "terminate") with probability ``illegal_rate``; every
+    restart replays on the AEC env the opening that game ``i``'s generator (seeded ``seed +
+    i``) draws. Observations, masks, seats to move, rewards and ends must agree at every
+    step."""
+    from boardzoo.rl.kernels import batch_kernels
+    from boardzoo.rl.two_player import TwoPlayerVectorEnv
+
+    game = env_fn().game
+    venv = TwoPlayerVectorEnv(game.name, num_envs, opening_plies=opening_plies, **game.options)
+    obs, info = venv.reset(seed=seed)
+    openings = _Openings(batch_kernels(game), game, opening_plies, seed, num_envs)
+    mirrors = [BoardGameEnv(game) for _ in range(num_envs)]
+    for i, mirror in enumerate(mirrors):
+        mirror.reset(options={"moves": openings.draw(i)})
+    rng = np.random.default_rng(seed)
+    finished = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IllegalActionWarning)  # the mirrors' illegal moves
+        while True:
+            _same_positions(mirrors, obs, info)
+            if finished >= games:
+                return
+            masks = info["action_mask"]
+            actions = [_some_action(rng, mask, illegal_rate) for mask in masks]
+            obs, rewards, terminations, truncations, info = venv.step(actions)
+            _require(not truncations.any(), "a two-seat game was truncated")
+            flagged = info.get("illegal_action", np.zeros(num_envs, dtype=bool))
+            for i, mirror in enumerate(mirrors):
+                illegal = not 0 <= actions[i] < game.num_actions or not masks[i][actions[i]]
+                mirror.step(actions[i])
+                ended = all(mirror.terminations.values())
+                expected = [mirror.rewards[a] for a in mirror.possible_agents] if ended else [0, 0]
+                _require(bool(terminations[i]) == ended and list(rewards[i]) == expected,
+                         f"game {i}: the two-seat env gave rewards {list(rewards[i])}, ended "
+                         f"{terminations[i]}; the AEC env {expected}, ended {ended}")
+                _require(bool(flagged[i]) == illegal, f"game {i}: info['illegal_action'] is off")
+                if ended:
+                    _require(illegal or sum(expected) == 0, f"game {i}: rewards not zero-sum")
+                    mirror.reset(options={"moves": openings.draw(i)})
+                    finished += 1
+
+
+class _Openings:
+    """The random openings each game of a two-seat env draws, in order (its generator)."""
+
+    def __init__(self, kernels: Any, game: Game, plies: int, seed: int, num_envs: int):
+        self.kernels, self.game, self.plies = kernels, game, plies
+        self.rngs = [make_rng(seed + i) for i in range(num_envs)]
+
+    def draw(self, i: int) -> list[int]:
+        state = self.game.initial_state()
+        moves = np.zeros(max(self.plies, 1), np.int64)
+        count = self.kernels.random_opening(state, self.plies, self.rngs[i],
+                                            np.zeros(self.game.num_actions, np.bool_),
+                                            np.empty_like(state), moves)
+        return [int(m) for m in moves[:count]]
+
+
+def _some_action(rng: np.random.Generator, mask: np.ndarray, illegal_rate: float) -> int:
+    if rng.random() < illegal_rate:
+        return int(rng.choice(np.flatnonzero(mask == 0))) if (mask == 0).any() else -1
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def _same_positions(mirrors: list[BoardGameEnv], obs: np.ndarray, info: dict[str, Any]) -> None:
+    for i, mirror in enumerate(mirrors):
+        mover = mirror.agent_selection
+        seen = mirror.observe(mover)
+        _require(int(info["to_play"][i]) == mirror.possible_agents.index(mover),
+                 f"game {i}: to_play {info['to_play'][i]}, the AEC env has {mover} to move")
+        _require(np.array_equal(obs[i], seen["observation"]),
+                 f"game {i}: the observation differs from the AEC env's ({mirror.position()})")
+        _require(np.array_equal(info["action_mask"][i], seen["action_mask"]),
+                 f"game {i}: the action mask differs from the AEC env's ({mirror.position()})")
+
+
 def _checks(games: int) -> dict[str, Callable[[EnvFn], Any]]:
     return {
         "random_playouts": lambda env_fn: check_random_playouts(env_fn, games),
@@ -356,6 +462,7 @@ def _checks(games: int) -> dict[str, Callable[[EnvFn], Any]]:
         "renders": check_renders,
         "pettingzoo_api": check_pettingzoo_api,
         "gymnasium": check_gymnasium,
+        "two_player_vector_env": lambda env_fn: check_two_player_vector_env(env_fn, games),
     }
 
 

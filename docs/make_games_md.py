@@ -23,7 +23,9 @@ as a single-agent view, `gymnasium.make("boardzoo/<Name>-v0", opponent=..., seat
 Common to all games: agents are `player_0` (moves first) and `player_1`; observations are
 `{"observation": float32 (H, W, C) planes from the observer's view, "action_mask": int8}`;
 rewards are +1/0/-1 per seat at the end; `position()`/`reset(options={"position": ...})` use
-the notation below; an illegal action raises `boardzoo.errors.IllegalActionError`.
+the notation below; an illegal action ends the game with -1 for the mover and 0 for the other
+seat and a warning (PettingZoo's convention; `illegal_action="lose"` makes it +1 for the other
+seat, `illegal_action="raise"` raises `boardzoo.errors.IllegalActionError` instead).
 """
 
 

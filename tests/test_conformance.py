@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from boardzoo.envs import GAMES, make_env
-from boardzoo.envs.aec import UnusedResetOptionWarning
+from boardzoo.envs.aec import IllegalActionWarning, UnusedResetOptionWarning
 from boardzoo.errors import (
     GameOverError,
     IncompatibleSnapshotError,
@@ -101,6 +101,25 @@ def test_env_promises(config, check):
 
 def _env_fn(name, options):
     return lambda: make_env(name, **options)
+
+
+def test_an_illegal_action_ends_the_game_as_in_pettingzoo_classic_by_default():
+    env = make_env("tictactoe")
+    env.reset()
+    env.step(4)
+    with pytest.warns(IllegalActionWarning, match=r"^player_1 played the illegal action 4: b2 "
+                                                  r"\(action 4\) is not legal here; legal "
+                                                  r"actions: .*\. The game ends with -1 for "
+                                                  r"player_1 and 0 for player_0"):
+        env.step(4)  # player_1 plays an occupied cell
+    assert env.terminations == {"player_0": True, "player_1": True}
+    assert env.rewards == {"player_0": 0.0, "player_1": -1.0}
+    assert env.infos["player_1"] == {"illegal_action": True}
+    seen = {}
+    for agent in env.agent_iter():  # both agents leave as after any end
+        seen[agent] = env.last()[1]
+        env.step(None)
+    assert seen == {"player_0": 0.0, "player_1": -1.0}
 
 
 def test_illegal_action_lose_mode_ends_the_game():

@@ -155,3 +155,39 @@ def test_compare_baselines_trains_ppo_then_rates_every_kind_of_player(tmp_path):
     # every pair played its games once, all stored
     assert all(int(line.split(",")[4]) == 2 * 4 for line in ratings[1:])
     assert (tmp_path / "ratings.png").exists() and (tmp_path / "learning_curve.png").exists()
+
+
+def test_negamax_gae_flips_the_sign_at_every_ply():
+    """A hand-worked game: three plies, the third wins for its mover (who also made ply 0)."""
+    gae = load("cleanrl_ppo_two_player").negamax_gae
+    values = torch.tensor([[0.2], [-0.1], [0.4]])
+    rewards, dones = torch.tensor([[0.0], [0.0], [1.0]]), torch.tensor([[0.0], [0.0], [1.0]])
+    advantages = gae(rewards, values, torch.tensor([0.3]), dones, gamma=1.0, lam=1.0)
+    returns = (advantages + values).flatten().tolist()
+    assert returns == pytest.approx([1.0, -1.0, 1.0])  # the winner's plies +1, the loser's -1
+    discounted = gae(rewards, values, torch.tensor([0.3]), dones, gamma=0.9, lam=1.0)
+    assert (discounted + values).flatten().tolist() == pytest.approx([0.81, -0.9, 1.0])
+    # no end in the rollout: the last ply bootstraps from the next position, negated
+    open_game = gae(torch.zeros(1, 1), torch.tensor([[0.2]]), torch.tensor([0.5]),
+                    torch.zeros(1, 1), gamma=1.0, lam=0.95)
+    assert open_game.item() == pytest.approx(-0.5 - 0.2)
+
+
+def test_cleanrl_two_player_example_trains_saves_and_resumes(tmp_path, capsys):
+    example = load("cleanrl_ppo_two_player")
+    args = example.Args(total_timesteps=256, num_envs=8, num_steps=16, num_minibatches=2,
+                        update_epochs=1, channels=4, hidden=16, save_every=128, eval_games=2,
+                        eval_opponent="alphabeta:depth=1",
+                        out=str(tmp_path))
+    example.main(args)
+    lines = (tmp_path / "progress.txt").read_text().splitlines()
+    assert [line.split()[0] for line in lines] == ["128", "256", "256"]
+    assert "score vs random" in lines[-1] and "score vs alphabeta:depth=1" in lines[-1]
+    state = torch.load(tmp_path / "state.pt", weights_only=True)
+    assert state["step"] == 256
+    example.main(example.Args(**{**vars(args), "total_timesteps": 384, "eval_games": 0}))
+    assert (tmp_path / "progress.txt").read_text().splitlines()[-1].split()[0] == "384"
+    capsys.readouterr()
+    example.main(example.Args(**{**vars(args), "eval_only": True, "eval_seed": 5}))
+    printed = capsys.readouterr().out.splitlines()[-1]
+    assert printed.startswith("384 plies, 2 games, openings of seed 5: score vs random")

@@ -650,7 +650,7 @@ def test_clone_and_restore_keep_the_superko_history():
         env.step(env.str_to_action(vertex))
     snapshot = pickle.loads(pickle.dumps(env.unwrapped.clone_state()))
     env.reset()
-    other = go.env(board_size=9)
+    other = go.env(board_size=9, illegal_action="raise")
     other.unwrapped.restore_state(snapshot)
     assert not other.unwrapped.legal_mask()[other.str_to_action(last)]
     with pytest.raises(IllegalActionError, match="not legal"):

@@ -10,7 +10,7 @@ from boardzoo.agents import make_agent
 from boardzoo.cli import main
 from boardzoo.envs import connect_four_v0, go_v0, make_env, make_game, nim_v0
 from boardzoo.envs.nim import Nim
-from boardzoo.errors import IllegalActionError, InvalidOptionError
+from boardzoo.errors import IllegalActionError, InvalidOptionError, UnknownOptionError
 from boardzoo.options import check_options
 
 
@@ -41,8 +41,8 @@ def test_command_line_text_is_converted_by_the_option_type(text, value):
     ({"misere": "maybe"}, "expected true or false (true/false/1/0)"),
     ({"heaps": "3,x"}, "expected a tuple such as 3,4,5"),
     ({"max_take": "2.5"}, "expected an integer or None"),
-    ({"mizere": "true"}, "unknown option 'mizere' (did you mean 'misere'?); valid options: "
-                         "heaps, max_take, misere"),
+    ({"mizere": "true"}, "nim got an unexpected keyword argument 'mizere'; valid options: "
+                         "heaps, max_take, misere; did you mean 'misere'?"),
 ])
 def test_bad_command_line_text_is_refused(text, words):
     with pytest.raises(InvalidOptionError, match=words.replace("(", r"\(").replace(")", r"\)")
@@ -55,13 +55,17 @@ def test_go_komi_and_board_size_from_text_and_wrong_python_types():
                          from_text=True) == {"komi": 6.5, "board_size": 7, "ko": "none"}
     with pytest.raises(InvalidOptionError, match="board_size='9' is not allowed: expected an"):
         make_game("go", board_size="9")
-    with pytest.raises(InvalidOptionError, match=r"unknown option 'size' \(did you mean 'board_"):
+    with pytest.raises(UnknownOptionError, match=r"^game 'go' got an unexpected keyword "
+                                                  r"argument 'size'; valid options: board_size, "
+                                                  r"komi, ko, suicide, max_moves; did you mean "
+                                                  r"'board_size'\?$"):
         make_game("go", size=9)
 
 
 def test_agent_options_list_the_valid_ones_with_did_you_mean():
-    with pytest.raises(InvalidOptionError, match=r"unknown option 'simulatons' \(did you mean "
-                                                 r"'simulations'\?\); valid options: simul"):
+    with pytest.raises(UnknownOptionError, match=r"^agent 'mcts' got an unexpected keyword "
+                                                  r"argument 'simulatons'; valid options: simul.*"
+                                                  r"; did you mean 'simulations'\?$"):
         make_agent("mcts:simulatons=200")
     with pytest.raises(InvalidOptionError, match="simulations='many' is not allowed"):
         make_agent("mcts:simulations=many")
@@ -72,6 +76,69 @@ def test_agent_options_list_the_valid_ones_with_did_you_mean():
     assert agent.spec["simulations"] == 50 and agent.spec["rave"] is False
 
 
+# ------------------------------------------------------- unknown keywords, as Python says
+def _unknown(call):
+    """The UnknownOptionError ``call()`` raises: both a TypeError and an InvalidOptionError
+    (a ValueError), so ``except TypeError`` and ``except ValueError`` code both catch it."""
+    with pytest.raises(UnknownOptionError) as err:
+        call()
+    assert isinstance(err.value, TypeError) and isinstance(err.value, InvalidOptionError)
+    assert isinstance(err.value, ValueError)
+    return str(err.value)
+
+
+def test_an_unknown_env_option_is_a_type_error_worded_as_pythons():
+    assert _unknown(lambda: go_v0.env(boardsize=9)) == (
+        "go_v0.env() got an unexpected keyword argument 'boardsize'; valid options: "
+        "board_size, komi, ko, suicide, max_moves, render_mode, illegal_action; "
+        "did you mean 'board_size'?")
+    assert _unknown(lambda: make_env("connect_four", colums=8)).startswith(
+        "connect_four_v0.env() got an unexpected keyword argument 'colums'; valid options: "
+        "rows, columns, render_mode, illegal_action")
+
+
+def test_pettingzoo_and_gymnasium_registries_give_the_same_error():
+    import gymnasium as gym
+    import pettingzoo
+
+    import boardzoo  # noqa: F401  (registers the ids)
+
+    text = _unknown(lambda: pettingzoo.make("aec", "boardzoo/go_v0", boardsize=9))
+    assert "did you mean 'board_size'?" in text
+    # TorchRL's GymEnv passes frameskip and drops it on exactly this text
+    text = _unknown(lambda: gym.make("boardzoo/ConnectFour-v0", frameskip=4))
+    assert "unexpected keyword argument 'frameskip'" in text
+    assert ("valid options: rows, columns, opponent, seat, render_mode, illegal_action, "
+            "observation, opening_plies" in text)
+    text = _unknown(lambda: gym.make_vec("boardzoo/ConnectFour-v0", num_envs=2, seet=0,
+                                         vectorization_mode="vector_entry_point"))
+    assert "unexpected keyword argument 'seet'" in text and "did you mean 'seat'?" in text
+
+
+def test_an_unknown_agent_option_is_a_type_error_worded_as_pythons():
+    from boardzoo.agents import AlphaBetaAgent, MCTSAgent, RandomAgent
+
+    text = _unknown(lambda: MCTSAgent(simulation=100))
+    assert text.startswith("MCTSAgent() got an unexpected keyword argument 'simulation'; "
+                           "valid options: simulations, time_limit, c, selection, ")
+    assert text.endswith("; did you mean 'simulations'?")
+    assert _unknown(lambda: RandomAgent(sed=1)) == (
+        "RandomAgent() got an unexpected keyword argument 'sed'; valid options: seed; "
+        "did you mean 'seed'?")
+    assert "did you mean 'depth'?" in _unknown(lambda: AlphaBetaAgent(dept=3))
+    # the checked constructors keep their signatures, and good keywords still work
+    import inspect
+
+    assert list(inspect.signature(RandomAgent).parameters) == ["seed"]
+    assert MCTSAgent(simulations=7).simulations == 7
+
+
+def test_a_bad_option_value_stays_a_value_error_only():
+    with pytest.raises(InvalidOptionError) as err:
+        go_v0.env(board_size=40)
+    assert not isinstance(err.value, TypeError)
+
+
 def test_str_to_action_of_a_number_is_a_clear_error():
     for name in ("connect_four", "othello", "gomoku", "go", "tictactoe", "nim"):
         env = make_env(name)
@@ -80,7 +147,7 @@ def test_str_to_action_of_a_number_is_a_clear_error():
 
 
 def test_connect_four_says_the_column_is_full():
-    env = connect_four_v0.env()
+    env = connect_four_v0.env(illegal_action="raise")
     env.reset(options={"position": "444444"})
     with pytest.raises(IllegalActionError, match=r"^action 3 \(column 4\) is full; legal actions: "
                        r"0, 1, 2, 4, 5, 6 \(as moves: 1, 2, 3, 5, 6, 7\)$"):
@@ -88,7 +155,7 @@ def test_connect_four_says_the_column_is_full():
 
 
 def test_illegal_moves_on_big_boards_have_short_messages():
-    env = go_v0.env(board_size=19)
+    env = go_v0.env(board_size=19, illegal_action="raise")
     env.reset(options={"moves": ["D4"]})
     with pytest.raises(IllegalActionError) as err:
         env.step(env.str_to_action("D4"))

@@ -48,7 +48,8 @@ def test_boardzoo_games_are_registered_under_the_design_names():
 
 def test_a_registered_toy_game_is_known_everywhere_and_conforms(connect_three):
     report = check_game(connect_three, games=300)
-    assert report.checks[-2:] == ["pettingzoo_api", "gymnasium"] and len(report.checks) == 10
+    assert report.checks[-3:] == ["pettingzoo_api", "gymnasium", "two_player_vector_env"]
+    assert len(report.checks) == 11
     # the rules as written: three in a column wins for the side that completes it
     game = make_game(connect_three)
     state = game.replay(["1", "2", "1", "2", "1"])

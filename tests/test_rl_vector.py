@@ -128,8 +128,8 @@ def test_random_openings_vary_in_length_and_never_end_the_game():
         SingleAgentEnv("tictactoe", opening_plies=2.5)
 
 
-def test_illegal_actions_lose_or_raise():
-    venv = BoardVectorEnv("tictactoe", num_envs=2, seat=0)
+def test_illegal_actions_end_the_episode_or_raise():
+    venv = BoardVectorEnv("tictactoe", num_envs=2, seat=0)  # "terminate": -1, no warning
     venv.reset(seed=0)
     obs, rewards, terminated, _, info = venv.step([0, 0])
     obs, rewards, terminated, _, info = venv.step([0, 1])  # env 0 repeats its move

@@ -30,6 +30,7 @@ from boardzoo.knowledge.base import (
     solve_if_affordable,
     solver_horizon,
 )
+from boardzoo.options import KeywordChecked
 from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
 from boardzoo.wrappers.model import EnvModel, GameModel
 
@@ -82,7 +83,7 @@ class SearchResult(NamedTuple):
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
-class SearchingAgent:
+class SearchingAgent(KeywordChecked):
     """An agent whose move comes from one search: ``search`` runs the move pipeline (module
     docstring), ``act`` plays its move and ``analyse`` returns it as an Analysis.
 

@@ -6,12 +6,13 @@ from typing import Any
 
 import numpy as np
 
+from boardzoo.options import KeywordChecked
 from boardzoo.wrappers.model import legal_mask
 
 __all__ = ["RandomAgent"]
 
 
-class RandomAgent:
+class RandomAgent(KeywordChecked):
     """Plays a uniformly random legal action; ``seed`` (int or Generator) makes it repeatable."""
 
     def __init__(self, seed: int | np.random.Generator | None = None):

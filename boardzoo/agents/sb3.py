@@ -8,12 +8,13 @@ import numpy as np
 
 from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError
+from boardzoo.options import KeywordChecked
 from boardzoo.wrappers.model import boardzoo_env
 
 __all__ = ["SB3Agent"]
 
 
-class SB3Agent:
+class SB3Agent(KeywordChecked):
     """Plays ``model.predict`` on the observation of the agent to move.
 
     Works with models (or policies) trained on boardzoo's gym views: the mover's planes are

@@ -88,13 +88,16 @@ def paired(ours: list[float], theirs: list[float]) -> Paired:
     return Paired(statistics.median(ours), statistics.median(theirs), spread)
 
 
-def timed_rate(work: Callable[[], int], seconds: float) -> float:
+def timed_rate(work: Callable[[], int], seconds: float,
+               clock: Callable[[], float] = time.perf_counter) -> float:
     """Units per second of ``work()`` (which returns the units it did), called until at
-    least ``seconds`` have passed. Not warmed up: see :func:`rate`."""
-    units, start = 0, time.perf_counter()
+    least ``seconds`` have passed. Not warmed up: see :func:`rate`. ``clock``: wall time, or
+    ``time.process_time`` for this process's CPU seconds (all its threads), which other
+    load on the machine does not inflate."""
+    units, start = 0, clock()
     while True:
         units += work()
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
         if elapsed >= seconds:
             return units / elapsed
 
@@ -110,10 +113,22 @@ def interleaved_rates(ours: Callable[[], int], theirs: Callable[[], int],
                       settings: Settings, seconds: float | None = None) -> Paired:
     """Rates of two workloads, each warmed up once, then timed alternately
     ``settings.repeats`` times (each timing at least ``seconds``, default the settings')."""
-    window = settings.seconds if seconds is None else seconds
-    ours(), theirs()
-    a, b = [], []
-    for _ in range(settings.repeats):
-        a.append(timed_rate(ours, window))
-        b.append(timed_rate(theirs, window))
+    a, b = interleaved_samples([ours, theirs], settings, seconds=seconds)
     return paired(a, b)
+
+
+def interleaved_samples(workloads: list[Callable[[], int]], settings: Settings,
+                        clock: Callable[[], float] = time.perf_counter,
+                        seconds: float | None = None) -> list[list[float]]:
+    """The rate of every workload (each warmed up once) in each of ``settings.repeats``
+    repetitions, the workloads taking turns within a repetition so machine noise hits them
+    all, each timing at least ``seconds`` (default the settings'): one list of rates per
+    workload."""
+    window = settings.seconds if seconds is None else seconds
+    for work in workloads:
+        work()
+    samples: list[list[float]] = [[] for _ in workloads]
+    for _ in range(settings.repeats):
+        for work, rates in zip(workloads, samples, strict=True):
+            rates.append(timed_rate(work, window, clock))
+    return samples

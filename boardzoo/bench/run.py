@@ -13,14 +13,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardzoo.bench import alphazero, batched, envs, labels, mcts, rl, startup
+from boardzoo.bench import alphazero, batched, envs, labels, mcts, rl, startup, two_player
 from boardzoo.bench.common import EVERY_GAME, FULL, QUICK, Benchmark, Row, Settings
 from boardzoo.errors import InvalidOptionError, UnknownGameError
 from boardzoo.files import atomic_write_text
 
 #: the benchmarks by module (``boardzoo bench --only startup,batched``), in run order
 SUITES: dict[str, list[Benchmark]] = {
-    "envs": envs.BENCHMARKS, "rl": rl.BENCHMARKS, "mcts": mcts.BENCHMARKS,
+    "envs": envs.BENCHMARKS, "rl": rl.BENCHMARKS, "two_player": two_player.BENCHMARKS,
+    "mcts": mcts.BENCHMARKS,
     "alphazero": alphazero.BENCHMARKS, "labels": labels.BENCHMARKS,
     "batched": batched.BENCHMARKS, "startup": startup.BENCHMARKS,
 }

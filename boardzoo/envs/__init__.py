@@ -7,7 +7,7 @@ environment class they all use is :class:`~boardzoo.envs.aec.BoardGameEnv`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from boardzoo.envs import connect_four as connect_four_v0
@@ -39,6 +39,7 @@ __all__ = [
     "go_v0",
     "gomoku_v0",
     "gym_id",
+    "checked_game",
     "make_env",
     "make_game",
     "nim_v0",
@@ -58,20 +59,32 @@ register_game(go_v0.Go)
 register_game(gomoku_v0.Gomoku)
 
 
-def make_game(name: str, **options: Any) -> Game:
-    """The rules of game ``name`` with ``options``: an unknown option or a value of the
-    wrong type is an InvalidOptionError that lists what is allowed."""
+def make_game(name: str, /, **options: Any) -> Game:
+    """The rules of game ``name`` with ``options``: an unknown option is an
+    UnknownOptionError and a value of the wrong type an InvalidOptionError, each listing
+    what is allowed."""
+    return checked_game(name, options, f"game {name!r}")
+
+
+def checked_game(
+    name: str, options: Mapping[str, Any], what: str, also: Iterable[str] = ()
+) -> Game:
+    """:func:`make_game` for a constructor that takes game options among its own keywords
+    ``also``: an unknown option's error names ``what`` and lists ``also`` as valid too."""
     from boardzoo.options import check_options
 
     cls = game_class(name)
-    return cls(**check_options(cls, options, name))
+    return cls(**check_options(cls, options, what, also=also))
 
 
 def make_env(
-    name: str, render_mode: str | None = None, illegal_action: str = "raise", **options: Any
+    name: str, render_mode: str | None = None, illegal_action: str = "terminate", **options: Any
 ) -> BoardGameEnv:
-    """A PettingZoo AEC env of game ``name`` (the same as ``<name>_v0.env(**options)``)."""
-    return BoardGameEnv(make_game(name, **options), render_mode, illegal_action)
+    """A PettingZoo AEC env of game ``name`` (the same as ``<name>_v0.env(**options)``;
+    ``pettingzoo.make("aec", "boardzoo/<name>_v0", ...)`` builds it). boardzoo's own players
+    pass ``illegal_action="raise"``."""
+    game = checked_game(name, options, f"{name}_v0.env()", also=("render_mode", "illegal_action"))
+    return BoardGameEnv(game, render_mode, illegal_action)
 
 
 def as_game(game: str | Game, options: Mapping[str, Any] | None = None) -> Game:

@@ -32,12 +32,48 @@ from boardzoo.errors import (
     excerpt,
 )
 
-__all__ = ["BoardGameEnv", "EnvSnapshot", "UnusedResetOptionWarning"]
+__all__ = [
+    "ILLEGAL_ACTION_MODES",
+    "BoardGameEnv",
+    "EnvSnapshot",
+    "IllegalActionWarning",
+    "UnusedResetOptionWarning",
+    "check_illegal_action",
+    "forfeit_returns",
+    "snapshot_of",
+]
 
 AGENTS = ("player_0", "player_1")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
 _RENDER_MODES = ("human", "ansi", "rgb_array")
-_ILLEGAL_MODES = ("raise", "lose")
+#: what an illegal action does: "terminate" (PettingZoo classic's convention: the game ends,
+#: the mover gets -1 and the other seat 0), "lose" (the same, zero-sum: the other seat +1),
+#: "raise" (IllegalActionError; boardzoo's own players use it)
+ILLEGAL_ACTION_MODES = ("terminate", "lose", "raise")
+
+
+def check_illegal_action(mode: Any) -> None:
+    """Raise InvalidOptionError unless ``mode`` is one of :data:`ILLEGAL_ACTION_MODES`."""
+    if not isinstance(mode, str) or mode not in ILLEGAL_ACTION_MODES:
+        raise InvalidOptionError(
+            f"illegal_action={mode!r} is not allowed; use 'terminate' (the game ends, -1 for "
+            "the mover and 0 for the other seat, the default), 'lose' (-1 and +1) or 'raise'"
+        )
+
+
+def forfeit_returns(mover: int, mode: str) -> np.ndarray:
+    """Returns per seat (shape ``[2]``) when seat ``mover`` plays an illegal action under
+    ``mode`` "terminate" (-1 for the mover, 0 for the other) or "lose" (-1 and +1)."""
+    returns = np.zeros(2)
+    returns[mover] = -1.0
+    if mode == "lose":
+        returns[1 - mover] = 1.0
+    return returns
+
+
+class IllegalActionWarning(UserWarning):
+    """An illegal action ended the game (``illegal_action="terminate"``, the default): mask
+    the policy's actions with ``obs["action_mask"]``."""
 
 
 class UnusedResetOptionWarning(UserWarning):
@@ -84,9 +120,12 @@ class BoardGameEnv(AECEnv):
     ``"action_mask"`` (int8, 1 = legal; all zeros for the agent not to move). Rewards are
     per seat: +1 win, 0 draw, -1 loss, given at the end.
 
-    ``illegal_action="raise"`` (default) raises :class:`~boardzoo.errors.IllegalActionError`
-    on an illegal or out-of-range action; ``"lose"`` ends the game with -1 for the mover and
-    +1 for the other seat (PettingZoo's learner convention).
+    An illegal or out-of-range action follows ``illegal_action``: ``"terminate"`` (default,
+    PettingZoo classic's convention) ends the game with -1 for the mover and 0 for the other
+    seat and warns (:class:`IllegalActionWarning`, naming the move and why); ``"lose"`` ends
+    it zero-sum, -1 and +1, without a warning; ``"raise"`` raises
+    :class:`~boardzoo.errors.IllegalActionError` and leaves the game as it was. Either way
+    the mover's ``infos`` get ``"illegal_action": True``.
 
     Notebooks show the env as its board (coordinates, the last move, the side to move);
     ``picture()`` gives that drawing as SVG text or an image.
@@ -98,16 +137,15 @@ class BoardGameEnv(AECEnv):
         "is_parallelizable": False,
     }
 
-    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise"):
+    def __init__(
+        self, game: Game, render_mode: str | None = None, illegal_action: str = "terminate"
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in _RENDER_MODES:
             raise InvalidOptionError(
                 f"render_mode={render_mode!r} is not supported; use None or one of {_RENDER_MODES}"
             )
-        if illegal_action not in _ILLEGAL_MODES:
-            raise InvalidOptionError(
-                f"illegal_action={illegal_action!r} is not allowed; use one of {_ILLEGAL_MODES}"
-            )
+        check_illegal_action(illegal_action)
         self.game = game
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -169,10 +207,10 @@ class BoardGameEnv(AECEnv):
         else:
             try:
                 self._play(self.game.check_action(self._state, action, legal))
-            except IllegalActionError:
+            except IllegalActionError as err:
                 if self.illegal_action == "raise":
                     raise
-                self._forfeit(agent)
+                self._forfeit(agent, action, err)
         if self.terminations[agent]:  # rewards are only ever given at the end
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -369,16 +407,34 @@ class BoardGameEnv(AECEnv):
             self._finish(outcome_returns(int(self._state[OUTCOME])))
         self.agent_selection = AGENTS[int(self._state[TO_PLAY])]
 
-    def _forfeit(self, agent: str) -> None:
-        """illegal_action="lose": the mover loses, the game ends."""
+    def _forfeit(self, agent: str, action: Any, err: IllegalActionError) -> None:
+        """illegal_action "terminate" or "lose": the game ends, the mover gets -1."""
         seat = _SEAT[agent]
-        self._finish(np.array([-1.0, 1.0]) if seat == 0 else np.array([1.0, -1.0]))
+        returns = forfeit_returns(seat, self.illegal_action)
+        if self.illegal_action == "terminate":
+            warnings.warn(
+                f"{agent} played the illegal action {action!r}: {err}. The game ends with -1 "
+                f"for {agent} and 0 for {AGENTS[1 - seat]} (illegal_action='terminate'; mask "
+                "actions with obs['action_mask'])",
+                IllegalActionWarning,
+                stacklevel=3,
+            )
+        self._finish(returns)
         self.infos[agent] = {"illegal_action": True}
         self.agent_selection = AGENTS[1 - seat]
 
     def _finish(self, returns: np.ndarray) -> None:
         self.rewards = {"player_0": float(returns[0]), "player_1": float(returns[1])}
         self.terminations = {a: True for a in AGENTS}
+
+
+def snapshot_of(game: Game, state: np.ndarray) -> EnvSnapshot:
+    """The snapshot of an env of ``game`` at ``state`` (a position of a game still running,
+    the side to move selected, no rewards yet): ``restore_state`` checks the state."""
+    zeros, running = dict.fromkeys(AGENTS, 0.0), dict.fromkeys(AGENTS, False)
+    mover = AGENTS[int(state[TO_PLAY])]
+    return EnvSnapshot(game.key, state, AGENTS, mover, None, zeros, dict(zeros), running,
+                       dict(running))
 
 
 def _describe(key: Any) -> str:

@@ -49,6 +49,7 @@ from boardzoo.envs.core import (
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
+from boardzoo.options import strict_keywords
 from boardzoo.rng import below
 
 __all__ = [
@@ -391,8 +392,12 @@ class ConnectFour(Game):
         return [int(token) - 1 for token in tokens]
 
 
+@strict_keywords("connect_four_v0.env()")
 def env(
-    rows: int = 6, columns: int = 7, render_mode: str | None = None, illegal_action: str = "raise"
+    rows: int = 6,
+    columns: int = 7,
+    render_mode: str | None = None,
+    illegal_action: str = "terminate",
 ) -> BoardGameEnv:
     """Connect Four as a PettingZoo AEC env (player_0 plays X and moves first)."""
     return BoardGameEnv(

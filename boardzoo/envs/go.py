@@ -115,6 +115,7 @@ from boardzoo.envs.go_board import (
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
+from boardzoo.options import strict_keywords
 
 __all__ = [
     "Go",
@@ -456,6 +457,7 @@ def _check_options(board_size, komi, ko, suicide, max_moves) -> None:
     )
 
 
+@strict_keywords("go_v0.env()")
 def env(
     board_size: int = 9,
     komi: float = 7.5,
@@ -463,7 +465,7 @@ def env(
     suicide: bool = False,
     max_moves: int | None = None,
     render_mode: str | None = None,
-    illegal_action: str = "raise",
+    illegal_action: str = "terminate",
 ) -> BoardGameEnv:
     """Go as a PettingZoo AEC env (player_0 is Black and moves first)."""
     game = Go(board_size=board_size, komi=komi, ko=ko, suicide=suicide, max_moves=max_moves)

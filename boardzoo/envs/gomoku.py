@@ -49,6 +49,7 @@ from boardzoo.envs.core import (
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
+from boardzoo.options import strict_keywords
 from boardzoo.rng import below
 
 __all__ = ["Gomoku", "env", "raw_env"]
@@ -369,12 +370,13 @@ def _winners(state: np.ndarray) -> set[int]:
     }
 
 
+@strict_keywords("gomoku_v0.env()")
 def env(
     board_size: int = 15,
     win_length: int = 5,
     exact_five: bool = False,
     render_mode: str | None = None,
-    illegal_action: str = "raise",
+    illegal_action: str = "terminate",
 ) -> BoardGameEnv:
     """Gomoku as a PettingZoo AEC env (player_0 plays Black and moves first)."""
     return BoardGameEnv(

@@ -39,6 +39,7 @@ from boardzoo.envs.core import (
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
+from boardzoo.options import strict_keywords
 
 __all__ = ["Nim", "env", "raw_env"]
 
@@ -219,12 +220,13 @@ def _is_count(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+@strict_keywords("nim_v0.env()")
 def env(
     heaps: tuple[int, ...] = (11,),
     max_take: int | None = 3,
     misere: bool = False,
     render_mode: str | None = None,
-    illegal_action: str = "raise",
+    illegal_action: str = "terminate",
 ) -> BoardGameEnv:
     """Nim as a PettingZoo AEC env (player_0 moves first)."""
     game = Nim(heaps=heaps, max_take=max_take, misere=misere)

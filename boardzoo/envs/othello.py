@@ -64,6 +64,7 @@ from boardzoo.envs.core import (
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
+from boardzoo.options import strict_keywords
 from boardzoo.rng import below, scramble
 
 __all__ = [
@@ -516,8 +517,9 @@ def _is_connected(occupied: np.ndarray, seed: tuple[int, int]) -> bool:
     return len(seen) == int(occupied.sum())
 
 
+@strict_keywords("othello_v0.env()")
 def env(board_size: int = 8, render_mode: str | None = None,
-        illegal_action: str = "raise") -> BoardGameEnv:
+        illegal_action: str = "terminate") -> BoardGameEnv:
     """Othello as a PettingZoo AEC env (player_0 plays black, "X", and moves first)."""
     return BoardGameEnv(Othello(board_size), render_mode=render_mode, illegal_action=illegal_action)
 

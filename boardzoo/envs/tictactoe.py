@@ -33,6 +33,7 @@ from boardzoo.envs.core import (
     own_opponent_planes,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
+from boardzoo.options import strict_keywords
 
 __all__ = ["TicTacToe", "env", "raw_env"]
 
@@ -181,7 +182,8 @@ def _final_outcome(cells: np.ndarray, text: str) -> int:
     return winner
 
 
-def env(render_mode: str | None = None, illegal_action: str = "raise") -> BoardGameEnv:
+@strict_keywords("tictactoe_v0.env()")
+def env(render_mode: str | None = None, illegal_action: str = "terminate") -> BoardGameEnv:
     """Tic-tac-toe as a PettingZoo AEC env (player_0 plays X and moves first)."""
     return BoardGameEnv(TicTacToe(), render_mode=render_mode, illegal_action=illegal_action)
 

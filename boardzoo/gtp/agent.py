@@ -16,6 +16,7 @@ from typing import Any
 from boardzoo.envs.sgf import parse_sgf
 from boardzoo.errors import InvalidOptionError
 from boardzoo.gtp.client import GtpEngine, GtpError
+from boardzoo.options import KeywordChecked
 from boardzoo.wrappers.model import boardzoo_env
 
 __all__ = ["GTPAgent", "GnuGoAgent", "find_gnugo", "gnugo_command"]
@@ -48,7 +49,7 @@ def _vertex(point: tuple[int, int] | None, game: Any) -> str:
     return game.action_to_str(size * size if point is None else point[0] * size + point[1])
 
 
-class GTPAgent:
+class GTPAgent(KeywordChecked):
     """Plays Go through a GTP engine.
 
     ``command(rules) -> argv`` builds the engine's command line from the env's rule options

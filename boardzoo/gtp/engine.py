@@ -278,7 +278,7 @@ class GoGtpEngine:
         An env's history must be one game, so passes that ended the game before play went on
         are left out (a pass pair changes no position); if the history still cannot be
         replayed under the rules, the agent gets the board as setup stones."""
-        env = BoardGameEnv(self._game)
+        env = BoardGameEnv(self._game, illegal_action="raise")
         env.reset()
         snapshot = env.clone_state()
         for state in (self._without_ended_passes(seat), self._board_as_setup(seat)):
@@ -653,7 +653,7 @@ class GoGtpEngine:
         position is not this thread's to read (commands change it meanwhile; a loadsgf
         half-applied once made the position unplayable here)."""
         if hasattr(self.agent, "prepare"):
-            env = BoardGameEnv(self._game)
+            env = BoardGameEnv(self._game, illegal_action="raise")
             env.reset()
             self.agent.prepare(env)
 

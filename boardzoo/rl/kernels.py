@@ -13,6 +13,10 @@ Compiled opponents (``kind``):
   otherwise a random move. It needs only the rules' kernels, so every game has it.
 * :data:`EXTERNAL`: no compiled opponent; the caller plays the opponent's replies.
 
+Self-play batches (:class:`boardzoo.rl.TwoPlayerVectorEnv`) have no learner seat: the caller
+plays both seats, so ``selfplay_step`` plays every env's action for its side to move, scores
+both seats, restarts finished games at once and observes the new side to move.
+
 The closures are compiled once per process and game class (numba cannot cache a function
 specialised on other dispatchers).
 """
@@ -44,6 +48,13 @@ class BatchKernels(NamedTuple):
     rewards: Any
     masks: Any
     observe: Any
+    selfplay_step: Any
+    selfplay_restart: Any
+
+
+@njit(cache=True)
+def _observe_nothing(state, seat, out):
+    """Stands in for a game without ``observe_kernel`` (its envs observe in Python)."""
 
 
 @njit(cache=True)
@@ -213,4 +224,62 @@ def _build(legal_mask_kernel, apply_kernel, observe_kernel) -> BatchKernels:  # 
             for i in range(states.shape[0]):
                 observe_kernel(states[i], seats[i], out[i])
 
-    return BatchKernels(opponent_action, random_opening, step, reset, rewards, masks, observe)
+    observe_mover = _observe_nothing if observe_kernel is None else observe_kernel
+
+    @njit
+    def selfplay_observe_row(states, i, legal, planes, to_play):
+        state = states[i]
+        to_play[i] = np.int64(state[TO_PLAY])
+        legal_mask_kernel(state, legal[i])
+        observe_mover(state, to_play[i], planes[i])
+
+    @njit
+    def selfplay_restart_row(states, i, initial, opening_plies, rngs, legal, planes, to_play,
+                             scratch, moves):
+        """Start game ``i`` again (after a random opening) and observe it from the mover."""
+        states[i] = initial
+        random_opening(states[i], opening_plies, rngs[i], legal[i], scratch, moves)
+        selfplay_observe_row(states, i, legal, planes, to_play)
+
+    @njit
+    def selfplay_restart(states, initial, opening_plies, rngs, legal, planes, to_play):
+        """Start every game (see ``selfplay_restart_row``)."""
+        scratch = np.empty_like(initial)
+        moves = np.empty(max(opening_plies, 1), np.int64)
+        for i in range(states.shape[0]):
+            selfplay_restart_row(states, i, initial, opening_plies, rngs, legal, planes, to_play,
+                                 scratch, moves)
+
+    @njit
+    def selfplay_step(states, actions, zero_sum, initial, opening_plies, rngs, legal, planes,
+                      to_play, rewards, terminated, illegal):
+        """Play ``actions[i]`` for the side to move in every game (``legal`` holds the masks
+        of the current positions); ``rewards[i]`` (shape [2], per seat) and
+        ``terminated[i]`` of that move; a finished game starts again at once, and ``legal``,
+        ``planes`` and ``to_play`` become those of the positions after the step. An illegal
+        action (``illegal[i]``) ends the game with -1 for its mover and 0 for the other seat
+        (+1 if ``zero_sum``)."""
+        scratch = np.empty_like(initial)
+        moves = np.empty(max(opening_plies, 1), np.int64)
+        num_actions = legal.shape[1]
+        for i in range(states.shape[0]):
+            a, mover = actions[i], to_play[i]
+            illegal[i] = a < 0 or a >= num_actions or not legal[i, a]
+            if illegal[i]:
+                rewards[i, mover] = -1.0
+                rewards[i, 1 - mover] = 1.0 if zero_sum else 0.0
+                terminated[i] = True
+            else:
+                apply_kernel(states[i], a)
+                outcome = states[i][OUTCOME]
+                rewards[i, 0] = learner_reward(outcome, 0)
+                rewards[i, 1] = learner_reward(outcome, 1)
+                terminated[i] = outcome != ONGOING
+            if terminated[i]:
+                selfplay_restart_row(states, i, initial, opening_plies, rngs, legal, planes,
+                                     to_play, scratch, moves)
+            else:
+                selfplay_observe_row(states, i, legal, planes, to_play)
+
+    return BatchKernels(opponent_action, random_opening, step, reset, rewards, masks, observe,
+                        selfplay_step, selfplay_restart)

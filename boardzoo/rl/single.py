@@ -7,8 +7,10 @@ every reward is the learner's: the reward of a step is the learner's result (+1 
 bug of PettingZoo #1147 cannot happen here). ``info["action_mask"]`` (int8) and
 ``action_masks()`` (bool, for sb3-contrib's MaskablePPO) are the learner's legal moves.
 
-Illegal actions follow the learner convention by default: the episode ends with reward -1 and
-``info["illegal_action"] = True``; ``illegal_action="raise"`` raises instead (for debugging).
+An illegal action ends the episode with reward -1 and ``info["illegal_action"] = True``
+(``illegal_action`` "terminate", the default, or "lose": they differ only in the other
+seat's reward, which this view does not show, and neither warns: the reward and the info
+say it); ``illegal_action="raise"`` raises instead (for debugging).
 """
 
 from __future__ import annotations
@@ -18,17 +20,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from boardzoo.envs import make_env
-from boardzoo.envs.aec import AGENTS
+from boardzoo.envs import checked_game, gym_id
+from boardzoo.envs.aec import AGENTS, BoardGameEnv, check_illegal_action
 from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.options import keyword_names
 from boardzoo.rl.kernels import batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
 from boardzoo.rng import below, make_rng
 
-__all__ = ["SingleAgentEnv", "check_seat", "check_illegal_action", "check_opening_plies"]
-
-_ILLEGAL_MODES = ("lose", "raise")
+__all__ = ["SingleAgentEnv", "check_seat", "check_opening_plies", "env_keywords"]
 
 
 def check_opening_plies(plies: Any) -> None:
@@ -46,12 +47,10 @@ def check_seat(seat: Any) -> None:
         raise InvalidOptionError(f"seat={seat!r} is not allowed; use 0, 1 or 'random'")
 
 
-def check_illegal_action(mode: Any) -> None:
-    if mode not in _ILLEGAL_MODES:
-        raise InvalidOptionError(
-            f"illegal_action={mode!r} is not allowed; use 'lose' (the episode ends with reward "
-            "-1, the default) or 'raise'"
-        )
+def env_keywords(env_class: type) -> list[str]:
+    """The keywords of a learner env's constructor other than the game and its options:
+    listed as valid, with the game's options, when an unknown one is passed."""
+    return [name for name in keyword_names(env_class) if name != "game"]
 
 
 class SingleAgentEnv(gym.Env):
@@ -73,7 +72,7 @@ class SingleAgentEnv(gym.Env):
         opponent: Any = "random",
         seat: int | str = "random",
         render_mode: str | None = None,
-        illegal_action: str = "lose",
+        illegal_action: str = "terminate",
         observation: str = "planes",
         opening_plies: int = 0,
         **options: Any,
@@ -82,10 +81,12 @@ class SingleAgentEnv(gym.Env):
         check_illegal_action(illegal_action)
         check_opening_plies(opening_plies)
         self.opening_plies = int(opening_plies)
-        self.aec_env = make_env(
-            game, render_mode=render_mode, illegal_action=illegal_action, **options
+        self.game = checked_game(
+            game, options, f"gym.make({gym_id(game)!r})", also=env_keywords(SingleAgentEnv)
         )
-        self.game = self.aec_env.game
+        # "terminate" and "lose" give the learner the same -1; "lose" keeps the inner env quiet
+        inner = "raise" if illegal_action == "raise" else "lose"
+        self.aec_env = BoardGameEnv(self.game, render_mode, inner)
         self.render_mode = render_mode
         self.observation_format = observation
         self.observation_space = observation_space(self.game, observation)

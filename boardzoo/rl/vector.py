@@ -8,6 +8,9 @@ same actions (the same generator stream drives the seat draws and the compiled o
 * Observations ``[N, *single shape]`` and rewards ``[N]`` are the learners' (see
   :mod:`boardzoo.rl.single`); ``info["action_mask"]`` is int8 ``[N, num_actions]`` and
   ``action_masks()`` the bool masks (all False for an env whose episode just ended).
+* An illegal action ends that env's episode with reward -1 and ``info["illegal_action"]``
+  (``illegal_action`` "terminate" or "lose", as the single-agent view), or raises
+  (``"raise"``).
 * Next-step autoreset (``metadata["autoreset_mode"]``): the step after an episode ends resets
   that env, ignores its action and returns the first observation, reward 0, not terminated.
 * Opponents "random" and "win_or_block" reply inside the kernels; any other opponent is
@@ -24,14 +27,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from boardzoo.envs import make_env, make_game
-from boardzoo.envs.aec import AGENTS, EnvSnapshot
+from boardzoo.envs import checked_game, gym_id, make_env
+from boardzoo.envs.aec import check_illegal_action, snapshot_of
 from boardzoo.envs.core import OUTCOME, TO_PLAY
 from boardzoo.errors import InvalidOptionError
 from boardzoo.rl.kernels import EXTERNAL, batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
-from boardzoo.rl.single import check_illegal_action, check_opening_plies, check_seat
+from boardzoo.rl.single import check_opening_plies, check_seat, env_keywords
 from boardzoo.rng import make_rng
 
 __all__ = ["BoardVectorEnv"]
@@ -48,7 +51,7 @@ class BoardVectorEnv(VectorEnv):
         num_envs: int = 1,
         opponent: Any = "random",
         seat: int | str = "random",
-        illegal_action: str = "lose",
+        illegal_action: str = "terminate",
         observation: str = "planes",
         render_mode: str | None = None,
         opening_plies: int = 0,
@@ -68,7 +71,12 @@ class BoardVectorEnv(VectorEnv):
         check_illegal_action(illegal_action)
         check_opening_plies(opening_plies)
         self.opening_plies = int(opening_plies)
-        self.game = make_game(game, **options)
+        self.game = checked_game(
+            game,
+            options,
+            f"gym.make_vec({gym_id(game)!r})",
+            also=["num_envs", "vectorization_mode", *env_keywords(BoardVectorEnv)],
+        )
         self.game_name, self.game_options = game, options
         self.num_envs = int(num_envs)
         self.illegal_action = illegal_action
@@ -233,13 +241,9 @@ class BoardVectorEnv(VectorEnv):
     def _view(self, i: int) -> Any:
         """An AEC env showing env ``i``'s position, for agents that plan through EnvModel."""
         if i not in self._views:
-            self._views[i] = make_env(self.game_name, **self.game_options)
-        view, state = self._views[i], self._states[i].copy()
-        mover = AGENTS[int(state[TO_PLAY])]
-        zeros, false = dict.fromkeys(AGENTS, 0.0), dict.fromkeys(AGENTS, False)
-        view.restore_state(
-            EnvSnapshot(self.game.key, state, AGENTS, mover, None, zeros, zeros, false, false)
-        )
+            self._views[i] = make_env(self.game_name, illegal_action="raise", **self.game_options)
+        view = self._views[i]
+        view.restore_state(snapshot_of(self.game, self._states[i].copy()))
         return view
 
     def _observe(self, states: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:

@@ -310,7 +310,7 @@ def agent_player(game: Game, agent: Any) -> Callable[[np.ndarray], int]:
     (default options) set to the state's position: the labeller's self-play player."""
     from boardzoo.envs import make_env
 
-    env = make_env(game.name)
+    env = make_env(game.name, illegal_action="raise")
 
     def move(state: np.ndarray) -> int:
         env.reset(options={"position": game.position(state)})

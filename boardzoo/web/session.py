@@ -47,7 +47,7 @@ class GameSession:
         self.agent_spec = agent_spec
         self.human_seat = human_seat
         self.start = start
-        self.env = BoardGameEnv(game)
+        self.env = BoardGameEnv(game, illegal_action="raise")
         self.env.reset(options={"position": start} if start is not None else None)
         self.history = [self.env.clone_state()]
         self.moves: list[int] = []

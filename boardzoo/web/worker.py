@@ -200,7 +200,8 @@ def _configure(message: Message, held: dict[str, Any]) -> Message:
     from boardzoo.web.catalog import build
 
     held.clear()
-    held["env"] = BoardGameEnv(make_game(message["game"], **message["options"]))
+    held["env"] = BoardGameEnv(make_game(message["game"], **message["options"]),
+                               illegal_action="raise")
     held["agent"] = build(message["agent"], seed=message.get("seed"))
     _one_torch_thread()
     return {"type": "ready", "agent": repr(held["agent"])}

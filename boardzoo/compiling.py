@@ -30,13 +30,15 @@ class _Uniform:
 def compile_game(name: str) -> None:
     """Compile (or load from the cache) what playing, searching and learning game ``name``
     with its default options runs: the env, MCTS at its defaults, alpha-beta, the exact
-    solver, AlphaZero's batched search (one tree and many) and the compiled vector env."""
+    solver, AlphaZero's batched search (one tree and many), the compiled vector env and the
+    two-seat env of self-play learners."""
     import gymnasium as gym
 
     from boardzoo.agents import AlphaBetaAgent, MCTSAgent
     from boardzoo.agents.mcts.config import MCTSConfig
     from boardzoo.agents.mcts.search import MCTS, Budget
     from boardzoo.envs import gym_id, make_env
+    from boardzoo.rl import TwoPlayerVectorEnv
     from boardzoo.rng import make_rng
     from boardzoo.wrappers.model import EnvModel
 
@@ -62,6 +64,9 @@ def compile_game(name: str) -> None:
     vector.reset(seed=0)
     vector.step(np.array([int(np.flatnonzero(m)[0]) for m in vector.unwrapped.action_masks()]))
     vector.close()
+    two_seats = TwoPlayerVectorEnv(name, num_envs=2, opening_plies=2)
+    _, info = two_seats.reset(seed=0)
+    two_seats.step(np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]]))
 
 
 def compile_games(names: Iterable[str],

@@ -124,20 +124,14 @@ def test_bad_arguments_say_what_is_allowed():
 def test_bench_rows_say_so_when_pgx_is_missing(monkeypatch):
     import sys
 
+    from boardzoo.bench.common import QUICK
+    from boardzoo.bench.run import plan
     from boardzoo.bench.two_player import bench_two_player_env
 
     monkeypatch.setitem(sys.modules, "pgx", None)  # import pgx now raises ImportError
-    rows = bench_two_player_env("connect_four", 1)
+    rows = bench_two_player_env("connect_four", QUICK)
     assert [row.figure for row in rows] == ["two-seat env (64 envs)", "two-seat env (1024 envs)"]
     assert all(row.reference is None and row.ratio is None and row.ours > 0 for row in rows)
     assert rows[0].reference_name == "pgx not installed (pip install 'boardzoo[pgx]')"
     assert [row.target for row in rows] == [1.5, 2.0]
-    assert bench_two_player_env("nim", 1) == []  # no pgx game to compare with
-
-
-def test_bench_only_runs_one_suite_and_names_the_suites(capsys):
-    from boardzoo.cli import main
-
-    assert main(["bench", "nim", "--only", "nope"]) == 2
-    err = capsys.readouterr().err
-    assert "--only nope: no such suite; suites: envs, rl, two_player, mcts" in err
+    assert plan("nim", QUICK, ["two_player"])[0] == []  # no pgx game to compare with

@@ -210,8 +210,11 @@ def playout_trace(tag, state, rng, trace):
 
 
 def observe(tag, state, seat, out):
-    """The tag's game's ``observe`` kernel: fills ``out`` from ``seat``'s view."""
-    tag_game(tag).kernels.observe(state, seat, out)
+    """The tag's game's ``observe`` kernel: fills ``out`` from ``seat``'s view (nothing for
+    a game without one: its envs observe in Python)."""
+    kernel = tag_game(tag).kernels.observe
+    if kernel is not None:
+        kernel(state, seat, out)
 
 
 @overload(legal_mask)
@@ -245,6 +248,8 @@ def _playout_trace(tag, state, rng, trace):
 @overload(observe)
 def _observe(tag, state, seat, out):
     kernel = tag_game(tag).kernels.observe
+    if kernel is None:
+        return lambda tag, state, seat, out: None
 
     def impl(tag, state, seat, out):
         kernel(state, seat, out)

@@ -17,18 +17,21 @@ Self-play batches (:class:`boardzoo.rl.TwoPlayerVectorEnv`) have no learner seat
 plays both seats, so ``selfplay_step`` plays every env's action for its side to move, scores
 both seats, restarts finished games at once and observes the new side to move.
 
-The closures are compiled once per process and game class (numba cannot cache a function
-specialised on other dispatchers).
+Each function takes the game's tag (:mod:`boardzoo.envs.tags`) as its first argument, so it
+is compiled once per game and cached on disk; :func:`batch_kernels` binds one game's tag.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, P0_WINS, TO_PLAY
+from boardzoo.envs.tags import apply, game_function, game_tag, legal_mask
+from boardzoo.envs.tags import observe as observe_one
 from boardzoo.rng import below, choose_true
 
 __all__ = ["EXTERNAL", "RANDOM", "WIN_OR_BLOCK", "OPPONENT_KINDS", "BatchKernels", "batch_kernels"]
@@ -39,7 +42,8 @@ OPPONENT_KINDS = {"random": RANDOM, "win_or_block": WIN_OR_BLOCK}
 
 
 class BatchKernels(NamedTuple):
-    """The compiled functions of one game class (see :func:`batch_kernels`)."""
+    """The batch functions of one game, its tag bound (see :func:`batch_kernels`);
+    ``observe`` is None for a game without a compiled ``observe`` kernel."""
 
     opponent_action: Any
     random_opening: Any
@@ -53,11 +57,6 @@ class BatchKernels(NamedTuple):
 
 
 @njit(cache=True)
-def _observe_nothing(state, seat, out):
-    """Stands in for a game without ``observe_kernel`` (its envs observe in Python)."""
-
-
-@njit(cache=True)
 def learner_reward(outcome, seat):
     """The learner's reward for an outcome code: +1 win, -1 loss, 0 draw or ongoing."""
     if outcome == ONGOING or outcome == DRAW:
@@ -65,221 +64,239 @@ def learner_reward(outcome, seat):
     return 1.0 if outcome == P0_WINS + seat else -1.0
 
 
-_CACHE: dict[type, BatchKernels] = {}
-
-
 def batch_kernels(game: Any) -> BatchKernels:
-    """The batch kernels of ``game``'s class, compiled on first use in this process."""
-    cls = type(game)
-    if cls not in _CACHE:
-        _CACHE[cls] = _build(cls.kernels.legal_mask, cls.kernels.apply, cls.kernels.observe)
-    return _CACHE[cls]
+    """The batch functions of ``game`` (a Game or its class), compiled once per game (and
+    cached on disk for boardzoo's own games)."""
+    tag = game_tag(game)
+    observe = None if game.kernels.observe is None else partial(observe_batch, tag)
+    return BatchKernels(partial(opponent_action, tag), partial(random_opening, tag),
+                        partial(step, tag), partial(reset, tag), rewards, partial(masks, tag),
+                        observe, partial(selfplay_step, tag), partial(selfplay_restart, tag))
 
 
-def _build(legal_mask_kernel, apply_kernel, observe_kernel) -> BatchKernels:  # noqa: C901
-    @njit
-    def shuffled_legal(state, rng, mask, order):
-        """The legal actions of ``state`` in a random order: fills ``order``, returns count."""
-        count = legal_mask_kernel(state, mask)
-        k = 0
-        for a in range(mask.shape[0]):
-            if mask[a]:
-                order[k] = a
-                k += 1
-        for j in range(count - 1, 0, -1):
-            swap = below(rng, j + 1)
-            order[j], order[swap] = order[swap], order[j]
-        return count
+@njit
+def shuffled_legal(tag, state, rng, mask, order):
+    """The legal actions of ``state`` in a random order: fills ``order``, returns count."""
+    count = legal_mask(tag, state, mask)
+    k = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            order[k] = a
+            k += 1
+    for j in range(count - 1, 0, -1):
+        swap = below(rng, j + 1)
+        order[j], order[swap] = order[swap], order[j]
+    return count
 
-    @njit
-    def loses_at_once(state, mover, mask, scratch):
-        """Whether the side to move in ``state`` (the mover's opponent) can win in one move."""
-        winning = P0_WINS + 1 - mover
-        legal_mask_kernel(state, mask)
-        for b in range(mask.shape[0]):
-            if mask[b]:
-                scratch[:] = state
-                apply_kernel(scratch, b)
-                if scratch[OUTCOME] == winning:
-                    return True
-        return False
 
-    @njit
-    def win_or_block(state, rng, mask, order, after, scratch):
-        mover = np.int64(state[TO_PLAY])
-        count = shuffled_legal(state, rng, mask, order)
-        for k in range(count):
-            after[:] = state
-            apply_kernel(after, order[k])
-            if after[OUTCOME] == P0_WINS + mover:
-                return order[k]
-        for k in range(count):
-            after[:] = state
-            apply_kernel(after, order[k])
-            if after[OUTCOME] != ONGOING or not loses_at_once(after, mover, mask, scratch):
-                return order[k]
-        return order[0]
+@njit
+def loses_at_once(tag, state, mover, mask, scratch):
+    """Whether the side to move in ``state`` (the mover's opponent) can win in one move."""
+    winning = P0_WINS + 1 - mover
+    legal_mask(tag, state, mask)
+    for b in range(mask.shape[0]):
+        if mask[b]:
+            scratch[:] = state
+            apply(tag, scratch, b)
+            if scratch[OUTCOME] == winning:
+                return True
+    return False
 
-    @njit
-    def random_opening(state, max_plies, rng, mask, after, moves):
-        """Play a uniformly drawn number (0 to ``max_plies``) of uniformly random legal moves
-        on ``state`` in place, stopping short of any move that would end the game; the moves
-        go to ``moves``, their count is returned."""
-        plies = below(rng, max_plies + 1) if max_plies > 0 else 0
-        for k in range(plies):
-            after[:] = state
-            move = choose_true(rng, mask, legal_mask_kernel(state, mask))
-            apply_kernel(after, move)
-            if after[OUTCOME] != ONGOING:
-                return k
-            state[:] = after
-            moves[k] = move
-        return plies
 
-    @njit
-    def opponent_action(state, kind, rng, mask, order, after, scratch):
-        """The compiled opponent's move in ``state`` (``kind`` RANDOM or WIN_OR_BLOCK)."""
-        if kind == RANDOM:
-            return choose_true(rng, mask, legal_mask_kernel(state, mask))
-        return win_or_block(state, rng, mask, order, after, scratch)
+@njit
+def win_or_block(tag, state, rng, mask, order, after, scratch):
+    mover = np.int64(state[TO_PLAY])
+    count = shuffled_legal(tag, state, rng, mask, order)
+    for k in range(count):
+        after[:] = state
+        apply(tag, after, order[k])
+        if after[OUTCOME] == P0_WINS + mover:
+            return order[k]
+    for k in range(count):
+        after[:] = state
+        apply(tag, after, order[k])
+        if after[OUTCOME] != ONGOING or not loses_at_once(tag, after, mover, mask, scratch):
+            return order[k]
+    return order[0]
 
-    @njit
-    def reply(states, i, seat, kind, rngs, mask, order, after, scratch):
-        state = states[i]
-        while state[OUTCOME] == ONGOING and np.int64(state[TO_PLAY]) != seat:
-            apply_kernel(state, opponent_action(state, kind, rngs[i], mask, order, after, scratch))
 
-    @njit
-    def step(states, actions, active, seats, kind, rngs, illegal, num_actions):
-        """Play ``actions[i]`` for the learner in every env with ``active[i]``, then the
-        compiled opponent's replies (unless ``kind`` is EXTERNAL). An illegal action leaves
-        the state as it was and sets ``illegal[i]``."""
-        mask = np.empty(num_actions, np.bool_)
-        order = np.empty(num_actions, np.int64)
-        after = np.empty_like(states[0])
-        scratch = np.empty_like(states[0])
-        for i in range(states.shape[0]):
-            illegal[i] = False
-            if not active[i]:
-                continue
-            legal_mask_kernel(states[i], mask)
-            a = actions[i]
-            illegal[i] = a < 0 or a >= num_actions or not mask[a]
-            if illegal[i]:
-                continue
-            apply_kernel(states[i], a)
-            if kind != EXTERNAL:
-                reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
+@njit
+def _random_opening(tag, state, max_plies, rng, mask, after, moves):
+    """Play a uniformly drawn number (0 to ``max_plies``) of uniformly random legal moves
+    on ``state`` in place, stopping short of any move that would end the game; the moves
+    go to ``moves``, their count is returned."""
+    plies = below(rng, max_plies + 1) if max_plies > 0 else 0
+    for k in range(plies):
+        after[:] = state
+        move = choose_true(rng, mask, legal_mask(tag, state, mask))
+        apply(tag, after, move)
+        if after[OUTCOME] != ONGOING:
+            return k
+        state[:] = after
+        moves[k] = move
+    return plies
 
-    @njit
-    def reset(states, initial, which, seats, random_seat, opening_plies, kind, rngs, num_actions):
-        """Restart the envs with ``which[i]``: the initial state, a seat drawn when
-        ``random_seat``, a random opening of up to ``opening_plies`` moves, and the compiled
-        opponent's first moves when it is to move (from the initial position instead, if its
-        reply to the opening ends the game)."""
-        mask = np.empty(num_actions, np.bool_)
-        order = np.empty(num_actions, np.int64)
-        after = np.empty_like(initial)
-        scratch = np.empty_like(initial)
-        moves = np.empty(max(opening_plies, 1), np.int64)
-        for i in range(states.shape[0]):
-            if not which[i]:
-                continue
-            states[i] = initial
-            if random_seat:
-                seats[i] = below(rngs[i], 2)
-            random_opening(states[i], opening_plies, rngs[i], mask, after, moves)
-            if kind != EXTERNAL:
-                reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
-                if states[i][OUTCOME] != ONGOING:  # the reply to the opening ended the game
-                    states[i] = initial
-                    reply(states, i, seats[i], kind, rngs, mask, order, after, scratch)
 
-    @njit
-    def rewards(states, seats, illegal, out_rewards, out_terminated):
-        """The learner's rewards and end flags (an illegal action: -1 and the end)."""
-        for i in range(states.shape[0]):
-            if illegal[i]:
-                out_rewards[i], out_terminated[i] = -1.0, True
-            else:
-                outcome = states[i][OUTCOME]
-                out_rewards[i] = learner_reward(outcome, seats[i])
-                out_terminated[i] = outcome != ONGOING
+@njit
+def _opponent_action(tag, state, kind, rng, mask, order, after, scratch):
+    """The compiled opponent's move in ``state`` (``kind`` RANDOM or WIN_OR_BLOCK)."""
+    if kind == RANDOM:
+        return choose_true(rng, mask, legal_mask(tag, state, mask))
+    return win_or_block(tag, state, rng, mask, order, after, scratch)
 
-    @njit
-    def masks(states, done, out):
-        """The learner's legal masks ``out`` (bool ``[N, num_actions]``); zeros where done."""
-        for i in range(states.shape[0]):
-            if done[i]:
-                out[i] = False
-            else:
-                legal_mask_kernel(states[i], out[i])
 
-    observe = None
-    if observe_kernel is not None:
+@njit
+def reply(tag, states, i, seat, kind, rngs, mask, order, after, scratch):
+    state = states[i]
+    while state[OUTCOME] == ONGOING and np.int64(state[TO_PLAY]) != seat:
+        apply(tag, state, _opponent_action(tag, state, kind, rngs[i], mask, order, after, scratch))
 
-        @njit
-        def observe(states, seats, out):
-            """The learner's planes of every env into ``out`` (float32 ``[N, H, W, C]``)."""
-            for i in range(states.shape[0]):
-                observe_kernel(states[i], seats[i], out[i])
 
-    observe_mover = _observe_nothing if observe_kernel is None else observe_kernel
+@game_function("the vector env's step")
+def step(tag, states, actions, active, seats, kind, rngs, illegal, num_actions):
+    """Play ``actions[i]`` for the learner in every env with ``active[i]``, then the
+    compiled opponent's replies (unless ``kind`` is EXTERNAL). An illegal action leaves
+    the state as it was and sets ``illegal[i]``."""
+    mask = np.empty(num_actions, np.bool_)
+    order = np.empty(num_actions, np.int64)
+    after = np.empty_like(states[0])
+    scratch = np.empty_like(states[0])
+    for i in range(states.shape[0]):
+        illegal[i] = False
+        if not active[i]:
+            continue
+        legal_mask(tag, states[i], mask)
+        a = actions[i]
+        illegal[i] = a < 0 or a >= num_actions or not mask[a]
+        if illegal[i]:
+            continue
+        apply(tag, states[i], a)
+        if kind != EXTERNAL:
+            reply(tag, states, i, seats[i], kind, rngs, mask, order, after, scratch)
 
-    @njit
-    def selfplay_observe_row(states, i, legal, planes, to_play):
-        state = states[i]
-        to_play[i] = np.int64(state[TO_PLAY])
-        legal_mask_kernel(state, legal[i])
-        observe_mover(state, to_play[i], planes[i])
 
-    @njit
-    def selfplay_restart_row(states, i, initial, opening_plies, rngs, legal, planes, to_play,
-                             scratch, moves):
-        """Start game ``i`` again (after a random opening) and observe it from the mover."""
+@game_function("the vector env's reset")
+def reset(tag, states, initial, which, seats, random_seat, opening_plies, kind, rngs, num_actions):
+    """Restart the envs with ``which[i]``: the initial state, a seat drawn when
+    ``random_seat``, a random opening of up to ``opening_plies`` moves, and the compiled
+    opponent's first moves when it is to move (from the initial position instead, if its
+    reply to the opening ends the game)."""
+    mask = np.empty(num_actions, np.bool_)
+    order = np.empty(num_actions, np.int64)
+    after = np.empty_like(initial)
+    scratch = np.empty_like(initial)
+    moves = np.empty(max(opening_plies, 1), np.int64)
+    for i in range(states.shape[0]):
+        if not which[i]:
+            continue
         states[i] = initial
-        random_opening(states[i], opening_plies, rngs[i], legal[i], scratch, moves)
-        selfplay_observe_row(states, i, legal, planes, to_play)
+        if random_seat:
+            seats[i] = below(rngs[i], 2)
+        _random_opening(tag, states[i], opening_plies, rngs[i], mask, after, moves)
+        if kind != EXTERNAL:
+            reply(tag, states, i, seats[i], kind, rngs, mask, order, after, scratch)
+            if states[i][OUTCOME] != ONGOING:  # the reply to the opening ended the game
+                states[i] = initial
+                reply(tag, states, i, seats[i], kind, rngs, mask, order, after, scratch)
 
-    @njit
-    def selfplay_restart(states, initial, opening_plies, rngs, legal, planes, to_play):
-        """Start every game (see ``selfplay_restart_row``)."""
-        scratch = np.empty_like(initial)
-        moves = np.empty(max(opening_plies, 1), np.int64)
-        for i in range(states.shape[0]):
-            selfplay_restart_row(states, i, initial, opening_plies, rngs, legal, planes, to_play,
-                                 scratch, moves)
 
-    @njit
-    def selfplay_step(states, actions, zero_sum, initial, opening_plies, rngs, legal, planes,
-                      to_play, rewards, terminated, illegal):
-        """Play ``actions[i]`` for the side to move in every game (``legal`` holds the masks
-        of the current positions); ``rewards[i]`` (shape [2], per seat) and
-        ``terminated[i]`` of that move; a finished game starts again at once, and ``legal``,
-        ``planes`` and ``to_play`` become those of the positions after the step. An illegal
-        action (``illegal[i]``) ends the game with -1 for its mover and 0 for the other seat
-        (+1 if ``zero_sum``)."""
-        scratch = np.empty_like(initial)
-        moves = np.empty(max(opening_plies, 1), np.int64)
-        num_actions = legal.shape[1]
-        for i in range(states.shape[0]):
-            a, mover = actions[i], to_play[i]
-            illegal[i] = a < 0 or a >= num_actions or not legal[i, a]
-            if illegal[i]:
-                rewards[i, mover] = -1.0
-                rewards[i, 1 - mover] = 1.0 if zero_sum else 0.0
-                terminated[i] = True
-            else:
-                apply_kernel(states[i], a)
-                outcome = states[i][OUTCOME]
-                rewards[i, 0] = learner_reward(outcome, 0)
-                rewards[i, 1] = learner_reward(outcome, 1)
-                terminated[i] = outcome != ONGOING
-            if terminated[i]:
-                selfplay_restart_row(states, i, initial, opening_plies, rngs, legal, planes,
-                                     to_play, scratch, moves)
-            else:
-                selfplay_observe_row(states, i, legal, planes, to_play)
+@njit(cache=True)
+def rewards(states, seats, illegal, out_rewards, out_terminated):
+    """The learner's rewards and end flags (an illegal action: -1 and the end)."""
+    for i in range(states.shape[0]):
+        if illegal[i]:
+            out_rewards[i], out_terminated[i] = -1.0, True
+        else:
+            outcome = states[i][OUTCOME]
+            out_rewards[i] = learner_reward(outcome, seats[i])
+            out_terminated[i] = outcome != ONGOING
 
-    return BatchKernels(opponent_action, random_opening, step, reset, rewards, masks, observe,
-                        selfplay_step, selfplay_restart)
+
+@game_function("the vector env's masks")
+def masks(tag, states, done, out):
+    """The learner's legal masks ``out`` (bool ``[N, num_actions]``); zeros where done."""
+    for i in range(states.shape[0]):
+        if done[i]:
+            out[i] = False
+        else:
+            legal_mask(tag, states[i], out[i])
+
+
+@game_function("the vector env's observations")
+def observe_batch(tag, states, seats, out):
+    """The learner's planes of every env into ``out`` (float32 ``[N, H, W, C]``)."""
+    for i in range(states.shape[0]):
+        observe_one(tag, states[i], seats[i], out[i])
+
+
+
+@njit
+def selfplay_observe_row(tag, states, i, legal, planes, to_play):
+    state = states[i]
+    to_play[i] = np.int64(state[TO_PLAY])
+    legal_mask(tag, state, legal[i])
+    observe_one(tag, state, to_play[i], planes[i])
+
+
+@njit
+def selfplay_restart_row(tag, states, i, initial, opening_plies, rngs, legal, planes, to_play,
+                         scratch, moves):
+    """Start game ``i`` again (after a random opening) and observe it from the mover."""
+    states[i] = initial
+    _random_opening(tag, states[i], opening_plies, rngs[i], legal[i], scratch, moves)
+    selfplay_observe_row(tag, states, i, legal, planes, to_play)
+
+
+@game_function("the two-seat env's reset")
+def selfplay_restart(tag, states, initial, opening_plies, rngs, legal, planes, to_play):
+    """Start every game (see ``selfplay_restart_row``)."""
+    scratch = np.empty_like(initial)
+    moves = np.empty(max(opening_plies, 1), np.int64)
+    for i in range(states.shape[0]):
+        selfplay_restart_row(tag, states, i, initial, opening_plies, rngs, legal, planes, to_play,
+                             scratch, moves)
+
+
+@game_function("the two-seat env's step")
+def selfplay_step(tag, states, actions, zero_sum, initial, opening_plies, rngs, legal, planes,
+                  to_play, rewards, terminated, illegal):
+    """Play ``actions[i]`` for the side to move in every game (``legal`` holds the masks
+    of the current positions); ``rewards[i]`` (shape [2], per seat) and
+    ``terminated[i]`` of that move; a finished game starts again at once, and ``legal``,
+    ``planes`` and ``to_play`` become those of the positions after the step. An illegal
+    action (``illegal[i]``) ends the game with -1 for its mover and 0 for the other seat
+    (+1 if ``zero_sum``)."""
+    scratch = np.empty_like(initial)
+    moves = np.empty(max(opening_plies, 1), np.int64)
+    num_actions = legal.shape[1]
+    for i in range(states.shape[0]):
+        a, mover = actions[i], to_play[i]
+        illegal[i] = a < 0 or a >= num_actions or not legal[i, a]
+        if illegal[i]:
+            rewards[i, mover] = -1.0
+            rewards[i, 1 - mover] = 1.0 if zero_sum else 0.0
+            terminated[i] = True
+        else:
+            apply(tag, states[i], a)
+            outcome = states[i][OUTCOME]
+            rewards[i, 0] = learner_reward(outcome, 0)
+            rewards[i, 1] = learner_reward(outcome, 1)
+            terminated[i] = outcome != ONGOING
+        if terminated[i]:
+            selfplay_restart_row(tag, states, i, initial, opening_plies, rngs, legal, planes,
+                                 to_play, scratch, moves)
+        else:
+            selfplay_observe_row(tag, states, i, legal, planes, to_play)
+
+
+
+@game_function("the compiled opponent")
+def opponent_action(tag, state, kind, rng, mask, order, after, scratch):
+    """The compiled opponent's move in ``state`` (``kind`` RANDOM or WIN_OR_BLOCK)."""
+    return _opponent_action(tag, state, kind, rng, mask, order, after, scratch)
+
+
+@game_function("the random openings")
+def random_opening(tag, state, max_plies, rng, mask, after, moves):
+    """:func:`_random_opening`, called from Python."""
+    return _random_opening(tag, state, max_plies, rng, mask, after, moves)

@@ -1,5 +1,6 @@
-"""Agents: every one has ``act(env) -> int``; planners reach the game only through
-:class:`boardzoo.wrappers.EnvModel`.
+"""Agents: every one has ``act(env) -> int``; planners read positions through
+:class:`boardzoo.wrappers.EnvModel`, and the compiled searches reach a game's kernels and
+knowledge through its tags (:mod:`boardzoo.envs.tags`).
 
 ``make_agent("mcts:simulations=200,c=1.4")`` builds an agent from the command-line syntax.
 """

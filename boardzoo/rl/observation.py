@@ -1,7 +1,7 @@
 """Observation formats for learners: the game's planes, or the same numbers flattened.
 
 * ``"planes"``: float32 ``(H, W, C)`` in [0, 1] from the learner's view (the game's planes;
-  :class:`boardzoo.rl.policies.BoardCNN` is a small CNN features extractor for them);
+  :class:`boardzoo.agents.ppo.BoardCNN` is a small CNN features extractor for them);
 * ``"flat"``: float32 ``(H * W * C,)``, the planes in C order (for MlpPolicy).
 """
 

@@ -208,9 +208,9 @@ def _configure(message: Message, held: dict[str, Any]) -> Message:
 
 
 def _warm_up(agent: Any, env: Any) -> None:
-    """Build the agent's compiled search now (seconds, once per process and game), not
-    during its first move: ``prepare`` where the agent has it, else a tiny search by a
-    copy of it."""
+    """Build the agent's compiled search now (loaded from the compile cache, or compiled:
+    once per process and game), not during its first move: ``prepare`` where the agent has
+    it, else a tiny search by a copy of it."""
     import copy
 
     if env.game.is_terminal(env.state_array):

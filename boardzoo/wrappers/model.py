@@ -1,9 +1,9 @@
-"""The model wrapper: the whole seam between planners and the world.
+"""The model wrapper: the seam through which planners read positions.
 
-Agents plan through :class:`EnvModel` only. ``EnvModel(env)`` picks the fast path on
-boardzoo's own envs, where a model state is the game's flat state array and the compiled
-kernels are available to search (``model.game``), and the generic path on any other
-two-player PettingZoo AEC env. Perspective: ``returns`` is per seat, indexed like
+Agents read the position they search through :class:`EnvModel`. ``EnvModel(env)`` picks
+the fast path on boardzoo's own envs, where a model state is the game's flat state array
+and the compiled kernels are available to search (``model.game``), and the generic path on
+any other two-player PettingZoo AEC env. Perspective: ``returns`` is per seat, indexed like
 ``env.possible_agents`` (+1 win, 0 draw, -1 loss; zeros before the end).
 """
 

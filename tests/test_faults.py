@@ -484,7 +484,7 @@ def test_step_before_reset_is_an_error(name):
 
 
 def test_the_full_column_message_names_actions_and_columns_apart():
-    env = make_env("connect_four")
+    env = make_env("connect_four", illegal_action="raise")
     env.reset(options={"position": "444444"})
     with pytest.raises(IllegalActionError) as err:
         env.step(3)

@@ -132,7 +132,7 @@ def test_no_get_changes_state(client):
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "-5"}}',
      "application/json", 400, "simulations"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"speed": "9"}}',
-     "application/json", 400, "unexpected keyword argument 'speed'"),
+     "application/json", 400, "unknown option 'speed' for mcts; the page offers"),
     (b'{"game": "tictactoe", "agent": "alphazero", "agent_options": {"checkpoint": "/etc/passwd"}}',
      "application/json", 400, "does not play"),
     (b'{"game": "nim", "human_seat": 2}', "application/json", 400, "human_seat"),

@@ -10,11 +10,9 @@ import asyncio
 import json
 import os
 import random
-import re
 import socket
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -24,6 +22,7 @@ websockets = pytest.importorskip("websockets")
 
 import uvicorn  # noqa: E402
 
+from benchmarks.web_pages import resident_mb  # noqa: E402
 from boardzoo.web.app import create_app  # noqa: E402
 from boardzoo.web.security import HeadTimeoutProtocol, loopback_hosts  # noqa: E402
 
@@ -34,15 +33,6 @@ SECONDS = 120.0  # the pages' requests spread over about this long
 MEMORY_LIMIT_MB = 3 * 1024
 GAMES = [("tictactoe", "random", {}), ("nim", "random", {}), ("connect_four", "random", {}),
          ("tictactoe", "mcts", {"time_limit": "0.2"}), ("othello", "random", {})]
-
-
-def resident_mb(pid: int) -> float:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0.0
-    match = re.search(r"VmRSS:\s+(\d+) kB", status)
-    return int(match.group(1)) / 1024 if match else 0.0
 
 
 PAUSE = SECONDS / (REQUESTS / PAGES)  # mean seconds between a page's requests

@@ -1,6 +1,6 @@
 """The agents boardzoo offers for a game when the user names none, in one place: the round
 robin of ``boardzoo arena GAME`` without ``--agents``, the opponent of ``boardzoo play GAME``
-without ``--opponent``, and what a front end (the browser page) offers first.
+without ``--opponent``.
 
 A game's round robin is random, its shipped PPO policy (where one plays the game and its
 options), alpha-beta at :data:`ALPHABETA_SECONDS` a move, MCTS at two budgets

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boardzoo.agents import MCTSAgent, RandomAgent
+from boardzoo.agents import AlphaBetaAgent, MCTSAgent, RandomAgent
 from boardzoo.agents.mcts.rules import (
     FPU_CONSTANT,
     PUCT,
@@ -254,8 +254,8 @@ def test_a_network_guided_search_that_fills_its_tree_stops_there(game, options):
     assert env.unwrapped.legal_mask()[result.action]
 
 
-@pytest.mark.parametrize("bad", [0, 100, 4095, 2.5e6, "big"])
-def test_max_nodes_must_leave_room_for_a_root(bad):
+@pytest.mark.parametrize("bad", [0, 100, 4095, 2.5e6, "big", (1 << 30) + 1, 1 << 40])
+def test_max_nodes_must_leave_room_for_a_root_and_fit_32_bit_rows(bad):
     with pytest.raises(InvalidOptionError, match="max_nodes"):
         MCTSAgent(max_nodes=bad)
 
@@ -485,3 +485,11 @@ def test_one_simulation_plays_and_reports_the_priors():
     moves = agent.analyse(env).to_json()["moves"]
     assert moves[0]["move"] == "c3" and all(m["visits"] == 0 for m in moves)
     assert MCTSAgent(simulations=1, seed=0, temperature=1.0).act(env) in range(9)
+
+
+@pytest.mark.parametrize("agent", [MCTSAgent, AlphaBetaAgent])
+@pytest.mark.parametrize("bad", [0, -1, float("inf"), float("nan"), 86_401, True, "1"])
+def test_a_time_limit_outside_a_day_is_refused_with_the_allowed_range(agent, bad):
+    with pytest.raises(InvalidOptionError, match=r"time_limit=.*above 0 and at most 86,400"):
+        agent(time_limit=bad)
+    assert agent(time_limit=86_400).time_limit == 86_400

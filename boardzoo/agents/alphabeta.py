@@ -58,7 +58,13 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from boardzoo.agents.move import SearchingAgent, SearchResult, analysis_of, outcome_name
+from boardzoo.agents.move import (
+    SearchingAgent,
+    SearchResult,
+    analysis_of,
+    check_time_limit,
+    outcome_name,
+)
 from boardzoo.analysis import EXACT, HEURISTIC, ProgressFn
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.envs.tags import apply, game_function, game_tag, legal_mask, tag_game, tag_variant
@@ -574,14 +580,7 @@ def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) ->
         raise InvalidOptionError(
             f"AlphaBetaAgent depth={depth!r}: use an integer 1..{MAX_DEPTH}, or None"
         )
-    if time_limit is not None and not (
-        isinstance(time_limit, (int, float, np.integer, np.floating))
-        and not isinstance(time_limit, bool)
-        and 0 < time_limit < np.inf
-    ):
-        raise InvalidOptionError(
-            f"AlphaBetaAgent time_limit={time_limit!r}: use a positive number of seconds, or None"
-        )
+    check_time_limit(time_limit, "AlphaBetaAgent")
     if (
         evaluator is not None
         and not numba.config.DISABLE_JIT

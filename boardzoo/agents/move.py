@@ -23,7 +23,7 @@ import numpy as np
 
 from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, move_texts
-from boardzoo.errors import GameOverError
+from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge.base import (
     Solution,
     load_solver,
@@ -34,12 +34,28 @@ from boardzoo.options import KeywordChecked
 from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
 from boardzoo.wrappers.model import EnvModel, GameModel
 
-__all__ = ["SOLVER_SHARE", "SearchResult", "SearchingAgent", "outcome_name"]
+__all__ = ["MAX_TIME_LIMIT", "SOLVER_SHARE", "SearchResult", "SearchingAgent",
+           "check_time_limit", "outcome_name"]
 
 #: the share of the move's time (a fixed ``time_limit``, or under a clock the time to the
 #: move's maximum) an exact solver may use before the engine takes over; it is tried only
 #: when its estimated cost fits and gives up early on a position much harder than estimated
 SOLVER_SHARE = 0.5
+#: the longest fixed ``time_limit`` a move may take (a day): longer is a typo, not a plan
+MAX_TIME_LIMIT = 86_400.0
+
+
+def check_time_limit(time_limit: Any, who: str) -> None:
+    """InvalidOptionError unless ``time_limit`` is None or a number of seconds in
+    (0, :data:`MAX_TIME_LIMIT`]; ``who`` names the agent in the message."""
+    if time_limit is None:
+        return
+    number = isinstance(time_limit, (int, float, np.integer, np.floating)) and not isinstance(
+        time_limit, bool)
+    if not (number and 0 < time_limit <= MAX_TIME_LIMIT):
+        raise InvalidOptionError(
+            f"{who} time_limit={time_limit!r}: give a number of seconds above 0 and at most "
+            f"{MAX_TIME_LIMIT:,.0f}, or None")
 
 
 class SearchResult(NamedTuple):

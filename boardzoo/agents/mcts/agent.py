@@ -40,7 +40,7 @@ from boardzoo.agents.mcts.rules import visit_policy
 from boardzoo.agents.mcts.search import MCTS, UNLIMITED, Budget, RunResult
 from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.agents.mcts.tree import DEFAULT_MAX_NODES, LOSS, WIN
-from boardzoo.agents.move import SearchingAgent, SearchResult, analysis_of
+from boardzoo.agents.move import SearchingAgent, SearchResult, analysis_of, check_time_limit
 from boardzoo.analysis import MEAN, Analysis, ProgressFn
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.rng import make_rng
@@ -54,6 +54,8 @@ DEFAULT_SIMULATIONS = 1000
 PONDER_SIMULATIONS = 2_000_000
 #: the smallest ``max_nodes``: room for a root with every child of the biggest board
 MIN_MAX_NODES = 1 << 12
+#: the tree's row indices are 32-bit: a larger tree would wrap them
+MAX_MAX_NODES = 1 << 30
 MAX_THREADS = 64  # trees searched at once (each a thread holding its own nodes)
 _PROOF_VALUES = {"win": 1.0, "loss": -1.0, "draw": 0.0}
 
@@ -336,14 +338,14 @@ def _check_budget(simulations: Any, time_limit: Any, temperature: Any, batch_siz
     """InvalidOptionError for a budget or execution option outside its allowed values."""
     if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
         raise InvalidOptionError(f"simulations={simulations!r}; give a positive integer")
-    if time_limit is not None and not time_limit > 0:
-        raise InvalidOptionError(f"time_limit={time_limit!r}; give a positive number of seconds")
+    check_time_limit(time_limit, "MCTSAgent")
     if temperature < 0:
         raise InvalidOptionError(f"temperature={temperature!r}; give T >= 0")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
     if not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
         raise InvalidOptionError(f"threads={threads!r}; give an integer in 1..{MAX_THREADS}")
-    if not isinstance(max_nodes, int) or max_nodes < MIN_MAX_NODES:
+    if not isinstance(max_nodes, int) or not MIN_MAX_NODES <= max_nodes <= MAX_MAX_NODES:
         raise InvalidOptionError(
-            f"max_nodes={max_nodes!r}; give an integer of at least {MIN_MAX_NODES}")
+            f"max_nodes={max_nodes!r}; give an integer in {MIN_MAX_NODES}..{MAX_MAX_NODES} "
+            "(a node takes 76 bytes)")

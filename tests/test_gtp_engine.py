@@ -389,3 +389,16 @@ def test_loadsgf_names_an_unprintable_path_escaped(tmp_path):
     reply = engine.handle(f"loadsgf {path}")
     assert reply.startswith(f"{LOAD_FAILED}{path!r}: ") and reply.isascii(), reply
     reply.encode("utf-8")  # writable to the controller
+
+
+def test_an_overlong_input_line_is_skipped_whole_and_answered_with_a_failure():
+    import io
+
+    long = "boardsize " + "9" * (gtp_engine.MAX_LINE + 5) + "\n"
+    stdin = io.StringIO(f"1 name\n{long}2 boardsize 7\n3 name\nquit\n")
+    stdout = io.StringIO()
+    gtp_engine.serve(GoGtpEngine(agent="random"), stdin, stdout)
+    replies = stdout.getvalue().split("\n\n")
+    assert replies[:4] == ["=1 boardzoo",
+                           f"? input line longer than {gtp_engine.MAX_LINE:,} characters; ignored",
+                           "=2", "=3 boardzoo"]

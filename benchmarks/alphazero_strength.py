@@ -177,7 +177,7 @@ def network_alone(agent: AlphaZeroAgent) -> Callable[[Any], int]:
         observation = env.observe(env.agent_selection)
         planes = observation["observation"][None].astype(np.float32)
         mask = observation["action_mask"][None].astype(bool)
-        logits = agent.batcher.evaluator(planes, mask).logits[0]
+        logits = agent.options["evaluator"](planes, mask).logits[0]
         return int(np.argmax(np.where(mask[0], logits, -np.inf)))
 
     return choose

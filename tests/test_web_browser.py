@@ -142,6 +142,14 @@ def settled(server, timeout=45.0):
     return len(server.games.games), len(server.games.pool.processes())
 
 
+def assert_no_leak(server, baseline: int) -> None:
+    """No game left open and no more agent processes than ``baseline``: a worker that does
+    not come back within the pool's release limit (a heavily loaded machine) is ended, not
+    kept, so fewer is no leak."""
+    games, processes = settled(server)
+    assert games == 0 and processes <= baseline, (games, processes, baseline)
+
+
 # ------------------------------------------------------------------------- full games
 def test_a_full_tictactoe_game_against_mcts_by_clicking(page):
     start(page, "tictactoe", agent_options={"simulations": "2000", "time_limit": ""})
@@ -319,7 +327,7 @@ def test_reloads_and_closed_tabs_leave_no_game_and_no_extra_process(browser, ser
                                                        timeout=AGENT_WAIT)
         assert len(server.games.games) == 1
         opened.reload()
-        assert settled(server) == (0, baseline)
+        assert_no_leak(server, baseline)
     opened.context.close()
     for _ in range(5):  # tabs closed
         tab = open_page(browser, server.url, errors)
@@ -327,7 +335,7 @@ def test_reloads_and_closed_tabs_leave_no_game_and_no_extra_process(browser, ser
         expect(tab.locator("#status")).to_have_text(re.compile("^Your move"),
                                                     timeout=AGENT_WAIT)
         tab.context.close()
-        assert settled(server) == (0, baseline)
+        assert_no_leak(server, baseline)
     assert not errors, errors
 
 

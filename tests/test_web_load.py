@@ -1,6 +1,6 @@
 """A bounded load on `boardzoo serve` over loopback: 20 pages at once for about two minutes,
 200 requests in all (the page's files, the catalog, new games against random and MCTS agents,
-moves, undo, the live WebSocket, close), through uvicorn with the page's own protocol. Every
+moves, undo, the live WebSocket, close), to `boardzoo serve` run as its own process. Every
 request is answered (no connection failure, no 5xx; 429 when the games are full is an
 answer), and the server and its agent processes stay under 3 GB resident in all."""
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import socket
-import threading
+import subprocess
+import sys
 import time
 
 import pytest
@@ -20,11 +20,7 @@ pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is n
 httpx = pytest.importorskip("httpx2", reason="httpx2 (dev extra) is not installed")
 websockets = pytest.importorskip("websockets")
 
-import uvicorn  # noqa: E402
-
-from benchmarks.web_pages import resident_mb  # noqa: E402
-from boardzoo.web.app import create_app  # noqa: E402
-from boardzoo.web.security import HeadTimeoutProtocol, loopback_hosts  # noqa: E402
+from benchmarks.web_pages import children, resident_mb  # noqa: E402
 
 pytestmark = pytest.mark.slow
 PAGES = 20
@@ -121,23 +117,31 @@ async def watch_memory(load: Load, pids, end: float) -> None:
         await asyncio.sleep(0.5)
 
 
+def wait_for_port(port: int, server: subprocess.Popen, seconds: float = 120.0) -> None:
+    """Return once the server accepts connections on ``port`` (fail if it exits first)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert server.poll() is None, f"boardzoo serve exited with {server.returncode}"
+        with socket.socket() as attempt:
+            if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"boardzoo serve did not listen on port {port} in {seconds:.0f} s")
+
+
 def test_twenty_pages_for_two_minutes_are_all_answered_within_three_gigabytes():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    app = create_app(loopback_hosts("127.0.0.1", port))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           http=HeadTimeoutProtocol, ws="websockets-sansio"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
+    # the server in its own process, as users run it: its memory is its own, not the test
+    # worker's (which holds whatever earlier tests loaded)
+    server = subprocess.Popen([sys.executable, "-m", "boardzoo.cli", "serve", "--port",
+                               str(port)])
+    wait_for_port(port, server)
     url, origin = f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{port}"
-    games = app.state.games
-    this = [os.getpid()]
 
     def pids():
-        return this + [w.pid for w in games.pool.processes() if w.pid]
+        return [server.pid, *children(server.pid)]
 
     load = Load()
 
@@ -152,8 +156,8 @@ def test_twenty_pages_for_two_minutes_are_all_answered_within_three_gigabytes():
     try:
         asyncio.run(run())
     finally:
-        server.should_exit = True
-        thread.join(30)
+        server.terminate()
+        server.wait(30)
     seconds = time.monotonic() - started
     answered = len(load.statuses)
     print(f"requests: {answered} answered, {len(load.failures)} failed; statuses: "

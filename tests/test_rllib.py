@@ -78,7 +78,7 @@ def test_an_illegal_action_ends_the_game_as_in_pettingzoo_classic():
     assert infos == {"player_0": {"illegal_action": True}}
     strict = RLlibEnv("connect_four", illegal_action="raise")
     strict.reset(options={"moves": [0] * 6})
-    with pytest.raises(IllegalActionError, match="column 1 is full"):
+    with pytest.raises(IllegalActionError, match=r"action 0 \(column 1\) is full"):
         strict.step({"player_0": 0})
     with pytest.raises(UnknownOptionError, match="unexpected keyword argument 'colums'.*did you "
                                                  "mean 'columns'"):

@@ -244,38 +244,45 @@ def expand(ints, floats, meta, node, to_move, mask, priors, values, amaf_visits,
         ints[node, MOVER] = 1 - to_move
     ints[node, FIRST] = first
     ints[node, COUNT] = count
-    k = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            row = first + k
-            ints[row, :] = 0
-            floats[row, :] = 0.0
-            ints[row, PARENT] = node
-            ints[row, ACTION] = a
-            ints[row, FIRST] = NOT_EXPANDED
-            ints[row, MOVER] = to_move
-            floats[row, PRIOR] = priors[a]
-            floats[row, MINIMAX] = values[a]
-            floats[row, AMAF_N] = amaf_visits
-            floats[row, AMAF_W] = amaf_visits * values[a]
-            k += 1
-    _sort_children_by_prior(ints, floats, first, count, np.uint64(node), salt)
+    order = _actions_by_prior(mask, priors, count, np.uint64(node), salt)
+    for k in range(count):
+        a = order[k]
+        row = first + k
+        ints[row, :] = 0
+        floats[row, :] = 0.0
+        ints[row, PARENT] = node
+        ints[row, ACTION] = a
+        ints[row, FIRST] = NOT_EXPANDED
+        ints[row, MOVER] = to_move
+        floats[row, PRIOR] = priors[a]
+        floats[row, MINIMAX] = values[a]
+        floats[row, AMAF_N] = amaf_visits
+        floats[row, AMAF_W] = amaf_visits * values[a]
     meta[SIZE] = first + count
     return True
 
 
-@njit(cache=True)
-def _sort_children_by_prior(ints, floats, first, count, node, salt):
-    """Sibling rows sorted by prior, descending; equal priors in :func:`_tie_break` order."""
+@njit(cache=True, inline="always")
+def _actions_by_prior(mask, priors, count, node, salt):
+    """The legal actions (``mask``) by prior, descending; equal priors in :func:`_tie_break`
+    order. An insertion sort as the actions come: no row is written twice and nothing but
+    the two small arrays is allocated (the search's expansions are its hottest path)."""
     keys = np.empty(count)
-    for k in range(count):
-        keys[k] = floats[first + k, PRIOR] + 1e-9 * _tie_break(salt, node, ints[first + k, ACTION])
-    order = np.argsort(-keys)
-    rows_i = ints[first : first + count, :].copy()
-    rows_f = floats[first : first + count, :].copy()
-    for k in range(count):
-        ints[first + k, :] = rows_i[order[k], :]
-        floats[first + k, :] = rows_f[order[k], :]
+    order = np.empty(count, np.int64)
+    k = 0
+    for a in range(mask.shape[0]):
+        if not mask[a]:
+            continue
+        key = priors[a] + 1e-9 * _tie_break(salt, node, a)
+        j = k
+        while j > 0 and keys[j - 1] < key:
+            keys[j] = keys[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        keys[j] = key
+        order[j] = a
+        k += 1
+    return order
 
 
 @njit(cache=True, inline="always")

@@ -182,3 +182,18 @@ def test_a_user_s_game_is_searched_by_code_compiled_in_its_process():
         assert result.action == 2 and result.proven == "win"  # three in a row at once
     finally:
         unregister_game("connect_three")
+
+
+def test_a_game_whose_knowledge_is_replaced_gets_a_tag_that_is_never_cached(monkeypatch):
+    """Compiled code reads the game's knowledge when it compiles: code built while a test
+    or a notebook has replaced it must not be cached under the game's name, where every
+    later process would load it (an alpha-beta without Gomoku's evaluation did, once)."""
+    from boardzoo.envs.gomoku import Gomoku
+
+    shipped = game_tag(Gomoku)
+    assert type(shipped).cacheable
+    monkeypatch.setattr(Gomoku, "knowledge", None)
+    replaced = game_tag(Gomoku)
+    assert not type(replaced).cacheable and type(replaced) is not type(shipped)
+    monkeypatch.undo()
+    assert type(game_tag(Gomoku)) is type(shipped)

@@ -11,6 +11,9 @@ does the same. Every registry gets lazy string entry points: nothing is built un
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
 import gymnasium
 import pettingzoo
 
@@ -21,10 +24,12 @@ __all__ = [
     "GAMES",
     "GYM_ENTRY_POINT",
     "GYM_VECTOR_ENTRY_POINT",
+    "compiled_parts",
     "game_class",
     "gym_id",
     "pettingzoo_id",
     "register_game",
+    "registered_as_is",
     "unregister_game",
 ]
 
@@ -37,6 +42,7 @@ GYM_VECTOR_ENTRY_POINT = "boardzoo.rl.vector:BoardVectorEnv"
 PETTINGZOO_ENTRY_POINT = "boardzoo.envs:make_env"
 PETTINGZOO_PARALLEL_ENTRY_POINT = "boardzoo.rl.parallel:parallel_env"
 _GYM_NAMES: dict[str, str] = {}
+_PARTS: dict[str, tuple[Any, Any]] = {}  # each game's compiled_parts when it was registered
 
 
 def register_game(game_class: type[Game], gym_name: str | None = None) -> type[Game]:
@@ -63,6 +69,7 @@ def register_game(game_class: type[Game], gym_name: str | None = None) -> type[G
         unregister_game(name)
     GAMES[name] = game_class
     _GYM_NAMES[name] = gym_name
+    _PARTS[name] = compiled_parts(game_class)
     pettingzoo.register(
         "aec", pettingzoo_id(name), entry_point=PETTINGZOO_ENTRY_POINT, kwargs={"name": name}
     )
@@ -87,7 +94,23 @@ def unregister_game(name: str) -> None:
     # PettingZoo files "boardzoo/x_v0" under its normalised id ("boardzoo/x-v0")
     pettingzoo.aec_registry.pop(pettingzoo.spec("aec", pettingzoo_id(name)).id, None)
     pettingzoo.parallel_registry.pop(pettingzoo.spec("parallel", pettingzoo_id(name)).id, None)
-    del GAMES[name], _GYM_NAMES[name]
+    del GAMES[name], _GYM_NAMES[name], _PARTS[name]
+
+
+def compiled_parts(game_class: type[Game]) -> tuple[Any, Any]:
+    """What compiled code reads from a game class when it compiles: its ``kernels`` and its
+    ``knowledge`` as the class holds them (unresolved)."""
+    return (inspect.getattr_static(game_class, "kernels", None),
+            inspect.getattr_static(game_class, "knowledge", None))
+
+
+def registered_as_is(game_class: type[Game]) -> bool:
+    """Whether ``game_class`` is the registered class of its name and still has the kernels
+    and knowledge it was registered with (a test or a notebook may replace them later:
+    code compiled from a replacement must not be cached under the game's name)."""
+    name = getattr(game_class, "name", "")
+    return GAMES.get(name) is game_class and all(
+        now is then for now, then in zip(compiled_parts(game_class), _PARTS[name], strict=True))
 
 
 def game_class(name: str) -> type[Game]:

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 _CACHED_TAGS: dict[str, type] = {}  # cacheable tag classes by name
-_TAGS: dict[tuple, type] = {}  # every tag class by (game class, *sorted variant items)
+_TAGS: dict[tuple, type] = {}  # every tag class by (game class, its parts, *variant items)
 _counter = itertools.count()
 
 
@@ -56,8 +56,12 @@ def game_tag(game: Any, **variant: Any) -> tuple:
     takes it, e.g. ``leaf="random"``). Tags of boardzoo's games whose variant values are
     all identifiers are cacheable: their classes are named after the game and variant and
     can be found again in another process."""
+    from boardzoo.envs.registry import compiled_parts
+
     game_class = game if isinstance(game, type) else type(game)
-    key = (game_class, *sorted(variant.items(), key=lambda item: item[0]))
+    # the class's kernels and knowledge are part of the key: replacing them makes a new tag
+    key = (game_class, *map(id, compiled_parts(game_class)),
+           *sorted(variant.items(), key=lambda item: item[0]))
     if key not in _TAGS:
         _TAGS[key] = _new_tag_class(game_class, variant)
     return _TAGS[key]()
@@ -96,15 +100,17 @@ def __getattr__(name: str) -> type:
         raise AttributeError(name)
     variant = dict(entry.split("_", 1) for entry in rest.split("__")) if rest else {}
     game_tag(GAMES[game_name], **variant)
+    if name not in _CACHED_TAGS:  # the game's kernels or knowledge were replaced
+        raise AttributeError(name)
     return _CACHED_TAGS[name]
 
 
 def _cacheable(game_class: type, variant: dict[str, Any]) -> bool:
-    """boardzoo's own registered games, with variants of names only."""
-    from boardzoo.envs.registry import GAMES
+    """boardzoo's own registered games as registered, with variants of names only."""
+    from boardzoo.envs.registry import registered_as_is
 
     return (game_class.__module__.startswith("boardzoo.")
-            and GAMES.get(getattr(game_class, "name", "")) is game_class
+            and registered_as_is(game_class)
             and all(key.isalnum() and isinstance(value, str) and value.isidentifier()
                     and "__" not in value for key, value in variant.items()))
 

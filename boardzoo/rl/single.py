@@ -29,7 +29,14 @@ from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
 from boardzoo.rng import below, make_rng
 
-__all__ = ["SingleAgentEnv", "check_seat", "check_opening_plies", "env_keywords"]
+__all__ = ["SingleAgentEnv", "check_num_envs", "check_opening_plies", "check_seat", "env_keywords"]
+
+
+def check_num_envs(num_envs: Any) -> None:
+    """Raise InvalidOptionError unless ``num_envs`` (games stepped together) is an integer
+    >= 1."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise InvalidOptionError(f"num_envs={num_envs!r} is not allowed; use an integer >= 1")
 
 
 def check_opening_plies(plies: Any) -> None:

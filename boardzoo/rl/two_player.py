@@ -40,7 +40,7 @@ from boardzoo.errors import GameOverError, IllegalActionError, InvalidOptionErro
 from boardzoo.options import keyword_names
 from boardzoo.rl.kernels import batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
-from boardzoo.rl.single import check_opening_plies
+from boardzoo.rl.single import check_num_envs, check_opening_plies
 from boardzoo.rng import make_rng
 
 __all__ = ["TwoPlayerVectorEnv"]
@@ -61,7 +61,7 @@ class TwoPlayerVectorEnv:
         opening_plies: int = 0,
         **options: Any,
     ):
-        _check_num_envs(num_envs)
+        check_num_envs(num_envs)
         check_illegal_action(illegal_action)
         check_opening_plies(opening_plies)
         own = [name for name in keyword_names(TwoPlayerVectorEnv) if name != "game"]
@@ -159,8 +159,3 @@ class TwoPlayerVectorEnv:
         if illegal is not None and illegal.any():
             info["illegal_action"] = illegal
         return info
-
-
-def _check_num_envs(num_envs: Any) -> None:
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise InvalidOptionError(f"num_envs={num_envs!r} is not allowed; use an integer >= 1")

@@ -34,7 +34,7 @@ from boardzoo.errors import InvalidOptionError
 from boardzoo.rl.kernels import EXTERNAL, batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
-from boardzoo.rl.single import check_opening_plies, check_seat, env_keywords
+from boardzoo.rl.single import check_num_envs, check_opening_plies, check_seat, env_keywords
 from boardzoo.rng import make_rng
 
 __all__ = ["BoardVectorEnv"]
@@ -57,12 +57,7 @@ class BoardVectorEnv(VectorEnv):
         opening_plies: int = 0,
         **options: Any,
     ):
-        if (
-            isinstance(num_envs, bool)
-            or not isinstance(num_envs, (int, np.integer))
-            or num_envs < 1
-        ):
-            raise InvalidOptionError(f"num_envs={num_envs!r} is not allowed; use an integer >= 1")
+        check_num_envs(num_envs)
         if render_mode is not None:
             raise InvalidOptionError(
                 "the compiled vector env does not render; use render_mode=None"

@@ -14,22 +14,24 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from boardzoo.bench.startup import first_move_seconds
+from boardzoo.bench.startup import ENDGAMES, first_move_seconds
 
 CASES = [
-    ("mcts", "tictactoe", "mcts:simulations=50"),
-    ("alphabeta", "tictactoe", "alphabeta:depth=3"),
-    ("vector", "tictactoe", ""),
+    ("mcts", "tictactoe", "mcts:simulations=50", ""),
+    ("alphabeta", "tictactoe", "alphabeta:depth=3", ""),
+    ("vector", "tictactoe", "", ""),
+    # the move is Othello's exact solver's (a search of its own, recursive)
+    ("endgame", "othello", "alphabeta:time_limit=1", ENDGAMES["othello"]),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind, game, spec", CASES)
-def test_the_second_fresh_process_compiles_nothing(kind, game, spec, tmp_path):
-    cold = first_move_seconds(kind, game, spec, tmp_path)
+@pytest.mark.parametrize("kind, game, spec, position", CASES)
+def test_the_second_fresh_process_compiles_nothing(kind, game, spec, position, tmp_path):
+    cold = first_move_seconds(kind, game, spec, tmp_path, position)
     assert cold["compiled"], "an empty cache compiles"
     assert list(tmp_path.rglob("*.nbi")), "into the cache folder, not the package's"
-    warm = first_move_seconds(kind, game, spec, tmp_path)
+    warm = first_move_seconds(kind, game, spec, tmp_path, position)
     assert warm["compiled"] == []
 
 

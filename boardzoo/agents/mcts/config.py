@@ -90,6 +90,15 @@ class MCTSConfig:
             return self.gumbel_actions
         return 16 if self.evaluator is not None else 1 << 30
 
+    @property
+    def reads_priors(self) -> bool:
+        """Whether the search's scores read the move priors or the heuristic values that
+        come with them: PUCT and Gumbel, progressive widening, RAVE's prior visits,
+        implicit minimax. Plain UCT reads none: its search takes uniform priors, which
+        order a node's children at random, and computes no game's priors."""
+        return (self.selection != "uct" or self.progressive_widening
+                or (self.rave and self.prior_visits > 0) or self.implicit_minimax > 0)
+
     def replace(self, **changes: Any) -> MCTSConfig:
         return dataclasses.replace(self, **changes)
 

@@ -79,9 +79,6 @@ __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
 DEFAULT_TIME_LIMIT = 1.0
 #: deepest iteration (plies); the work arrays are sized for it
 MAX_DEPTH = 128
-#: share of the move's time an exact solver may use before alpha-beta takes over (it is tried
-#: only when its estimated cost fits, and gives up early when the position proves harder)
-SOLVER_SHARE = 0.9
 
 # Integer scores: a heuristic value x in (-1, 1) is x * EVAL_SCALE; a finished game with
 # exact value v reached p plies from the root scores sign(v) * (WIN + |v| * UNIT + UNIT - 1 - p)
@@ -398,15 +395,22 @@ class AlphaBetaAgent(SearchingAgent):
 
     When ``solver`` is true (the default) and the game's knowledge has ``solve``, it is
     tried first whenever its estimated cost (the knowledge's ``solve_cost``) fits the move's
-    time: up to :data:`SOLVER_SHARE` of the time limit (or of the clock's maximum for the
-    move), giving up early when the position proves much harder than estimated
-    (:func:`~boardzoo.knowledge.base.solve_if_affordable`); alpha-beta gets the time left.
+    time: up to :attr:`solver_share` of the time limit (or of the clock's maximum for the
+    move: all but ``search_keeps``), giving up early when the position proves much harder
+    than estimated (:func:`~boardzoo.knowledge.base.solve_if_affordable`); alpha-beta gets
+    the time left.
     Without a time limit the solver runs on its own deterministic budget where the
     knowledge says the position is within reach. A solution is the answer (``exact=True``),
     except on a clock when it is a draw or a loss and ``swindle`` is true (the default): then
     the move's time goes to alpha-beta among the moves that keep that outcome
     (:mod:`boardzoo.agents.swindle`); the reported value stays the solver's.
     """
+
+    #: the exact solver may take all of a move's time but this share: alpha-beta's own search
+    #: proves what the solver proves given the time, so what the rest buys is the first
+    #: iterations of the move played when the solver does not finish (FFO #40-#47 need up to
+    #: about 70 s of solving; at ``time_limit=120`` the old 0.5 share left #45 unsolved)
+    search_keeps = 0.05
 
     def __init__(
         self,

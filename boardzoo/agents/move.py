@@ -34,13 +34,9 @@ from boardzoo.options import KeywordChecked
 from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
 from boardzoo.wrappers.model import EnvModel, GameModel
 
-__all__ = ["MAX_TIME_LIMIT", "SOLVER_SHARE", "SearchResult", "SearchingAgent",
+__all__ = ["MAX_TIME_LIMIT", "SearchResult", "SearchingAgent",
            "check_time_limit", "outcome_name"]
 
-#: the share of the move's time (a fixed ``time_limit``, or under a clock the time to the
-#: move's maximum) an exact solver may use before the engine takes over; it is tried only
-#: when its estimated cost fits and gives up early on a position much harder than estimated
-SOLVER_SHARE = 0.5
 #: the longest fixed ``time_limit`` a move may take (a day): longer is a typo, not a plan
 MAX_TIME_LIMIT = 86_400.0
 
@@ -104,11 +100,19 @@ class SearchingAgent(KeywordChecked):
     docstring), ``act`` plays its move and ``analyse`` returns it as an Analysis.
 
     Subclasses set ``time_limit`` (None: no fixed time), ``exact_solver`` and ``swindle``
-    (bools) and implement :meth:`_search`.
+    (bools) and ``search_keeps``, and implement :meth:`_search`.
+
+    The exact solver's share of a move's time is one rule: all of it but ``search_keeps``,
+    the share the engine's own search keeps for what more time buys it when the solver
+    does not finish. Alpha-beta keeps little (its own search reaches the solver's result
+    given the time); MCTS, whose moves improve with time without ever being proven, more.
     """
 
     time_limit: float | None = None
     exact_solver: bool = True
+    #: the share of a move's time (a fixed ``time_limit``, or on a clock the time to the
+    #: move's maximum) that the engine's search keeps when the exact solver is tried first
+    search_keeps: float = 0.5
     swindle: bool = True
     last_search: SearchResult | None = None
     last_analysis: Analysis | None = None
@@ -229,12 +233,19 @@ class SearchingAgent(KeywordChecked):
         knowledge = model.game.knowledge
         return knowledge if knowledge is not None and knowledge.solve is not None else None
 
+    @property
+    def solver_share(self) -> float:
+        """The share of a move's time the exact solver may take (it is tried only when its
+        estimated cost fits, and gives up early on a position much harder than estimated):
+        all but what the engine's search keeps (``search_keeps``)."""
+        return 1.0 - self.search_keeps
+
     def _solver_budget(self, deadlines: SearchDeadlines | None) -> float | None:
-        """Seconds the exact solver may take: :data:`SOLVER_SHARE` of the move's time (the
+        """Seconds the exact solver may take: :attr:`solver_share` of the move's time (the
         time to the clock's maximum, or ``time_limit``); None: the solver's own budget."""
         if deadlines is not None:
-            return max(0.0, deadlines.maximum - monotonic()) * SOLVER_SHARE
-        return None if self.time_limit is None else self.time_limit * SOLVER_SHARE
+            return max(0.0, deadlines.maximum - monotonic()) * self.solver_share
+        return None if self.time_limit is None else self.time_limit * self.solver_share
 
     def _finish(self, model: EnvModel, result: SearchResult) -> SearchResult:
         self.last_search = result

@@ -108,7 +108,7 @@ class MCTSAgent(SearchingAgent):
             by minimax; needs ``evaluator="heuristic"`` (0 turns it off).
         exact_solver: play the game's exact solver's answer when it finds one: with a time
             budget it is tried whenever its estimated cost (the knowledge's ``solve_cost``)
-            fits its share of the move's time (:data:`~boardzoo.agents.move.SOLVER_SHARE`),
+            fits its share of the move's time (:attr:`solver_share`: 0.6),
             and gives up early on a position much harder than estimated (the search gets
             the rest); without a time budget where the
             knowledge says the position is within reach (Connect Four from 14 stones,
@@ -136,6 +136,13 @@ class MCTSAgent(SearchingAgent):
         cache_size: positions whose Evaluator output is kept (0: no cache).
         seed: seeds every random choice of the agent.
     """
+
+    #: the exact solver may take all of a move's time but this share, which the search
+    #: keeps: MCTS's moves improve with time, so it keeps more than alpha-beta. On FFO #40-#47
+    #: (solver alone 2-70 s; MCTS alone played a best move on 4, 4 and 5 of 8 at 0.5, 2 and
+    #: 8 s) shares of 0.6-0.7 for the solver gave the most best moves over budgets of 5-120 s
+    #: (benchmarks/results/solver-share.md)
+    search_keeps = 0.4
 
     def __init__(
         self,

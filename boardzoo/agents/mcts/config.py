@@ -92,11 +92,13 @@ class MCTSConfig:
 
     @property
     def reads_priors(self) -> bool:
-        """Whether the search's scores read the move priors or the heuristic values that
-        come with them: PUCT and Gumbel, progressive widening, RAVE's prior visits,
-        implicit minimax. Plain UCT reads none: its search takes uniform priors, which
-        order a node's children at random, and computes no game's priors."""
-        return (self.selection != "uct" or self.progressive_widening
+        """Whether the search reads the game's move priors (or the heuristic values that come
+        with them): PUCT and Gumbel, progressive widening, RAVE's prior visits, implicit
+        minimax, and a search with the knowledge's playouts, whose first tries at a node
+        follow the priors (Gomoku's blocks and wins first). Plain UCT with the game's own
+        random playouts uses no knowledge: its priors are uniform (children tried in random
+        order), and no game's prior kernel is computed (Go's reads ladders)."""
+        return (self.selection != "uct" or self.progressive_widening or self.rollout != "random"
                 or (self.rave and self.prior_visits > 0) or self.implicit_minimax > 0)
 
     def replace(self, **changes: Any) -> MCTSConfig:

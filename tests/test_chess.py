@@ -4,6 +4,12 @@ game ends) and PettingZoo's chess_v6 (the action layout)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import chess
 import numpy as np
 import pytest
@@ -14,6 +20,7 @@ from boardzoo.envs import make_env
 from boardzoo.envs.chess import START_FEN, Chess, end_reason, fen, san
 from boardzoo.envs.core import DRAW, P0_WINS, P1_WINS
 from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.rng import make_rng
 
 GAME = Chess()
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -209,3 +216,20 @@ def test_renders_label_files_and_ranks():
     text = env.render()
     assert text.splitlines()[0].split() == list("abcdefgh")
     assert text.splitlines()[1].split() == ["8", *"rnbqkbnr"]
+
+
+def plain_python_results() -> dict:
+    """Results the test below computes both compiled and under NUMBA_DISABLE_JIT=1."""
+    state = GAME.initial_state()
+    cm.playout_kernel(state, make_rng(3))
+    return {"perft": cm.perft(GAME.parse_position(KIWIPETE), 2), "playout": GAME.position(state)}
+
+
+def test_kernels_without_jit_match_compiled():
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
+            "from test_chess import plain_python_results; "
+            "print(json.dumps(plain_python_results()))")
+    out = subprocess.run([sys.executable, "-W", "error", "-c", code, str(Path(__file__).parent)],
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True,
+                         text=True, check=True, cwd=Path(__file__).parents[1])
+    assert json.loads(out.stdout) == plain_python_results()

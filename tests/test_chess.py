@@ -216,6 +216,7 @@ def test_renders_label_files_and_ranks():
     text = env.render()
     assert text.splitlines()[0].split() == list("abcdefgh")
     assert text.splitlines()[1].split() == ["8", *"rnbqkbnr"]
+    assert env._repr_svg_().count(">K</text>") == 2  # each king's letter on its disc
 
 
 def plain_python_results() -> dict:

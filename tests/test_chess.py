@@ -200,6 +200,17 @@ def test_positions_round_trip_along_random_games():
         state = GAME.step(state, int(rng.choice(GAME.legal_actions(state))))
 
 
+def test_states_that_disagree_with_their_position_are_refused():
+    state = GAME.replay(["g1f3", "g8f6"])
+    GAME.validate_state(state)
+    for slot, value, says in [(cm.REPS, 0, "repetition window"), (cm.KEY, 12345, "disagree"),
+                              (cm.KEYS, 1, "disagree"), (cm.EP, 20, "disagree")]:
+        broken = state.copy()
+        broken[slot] = value
+        with pytest.raises(InvalidPositionError, match=says):
+            GAME.validate_state(broken)
+
+
 def test_observations_are_from_the_observers_side():
     state = GAME.initial_state()
     white, black = GAME.observe(state, 0), GAME.observe(state, 1)

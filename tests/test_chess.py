@@ -245,3 +245,21 @@ def test_kernels_without_jit_match_compiled():
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True,
                          text=True, check=True, cwd=Path(__file__).parents[1])
     assert json.loads(out.stdout) == plain_python_results()
+
+
+def test_search_lines_are_written_move_by_move_from_the_side_to_move():
+    from boardzoo.agents import AlphaBetaAgent, MCTSAgent
+
+    env = make_env("chess")
+    env.reset(options={"moves": ["e2e4"]})  # black to move: its actions are rank-flipped
+    for agent in (AlphaBetaAgent(depth=3, seed=0), MCTSAgent(simulations=30, seed=0)):
+        agent.search(env)
+        analysis = agent.last_analysis
+        board = chess.Board()
+        board.push_uci("e2e4")
+        assert analysis.move == analysis.pv[0] and len(analysis.pv) >= 2
+        for move in analysis.pv:  # every move legal where it is played, as python-chess says
+            board.push_uci(move)
+        for stat in analysis.moves:
+            assert chess.Move.from_uci(stat.move) in chess.Board(fen(env.unwrapped.state_array)
+                                                                 ).legal_moves

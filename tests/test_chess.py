@@ -42,6 +42,11 @@ def test_perft_counts_are_the_published_ones(text, depth, leaves):
     assert cm.perft(GAME.parse_position(text), depth) == leaves
 
 
+@pytest.mark.slow
+def test_perft_6_from_the_start():
+    assert cm.perft(GAME.initial_state(), 6) == 119_060_324
+
+
 def _python_chess_end(board: chess.Board) -> str | None:
     """The first of python-chess's predicates that ends a chess_v0 game, in end_reason's
     order."""

@@ -20,6 +20,7 @@ CASES = [
     ("mcts", "tictactoe", "mcts:simulations=50", ""),
     ("alphabeta", "tictactoe", "alphabeta:depth=3", ""),
     ("vector", "tictactoe", "", ""),
+    ("alphabeta", "chess", "alphabeta:depth=2", ""),
     # the move is Othello's exact solver's (a search of its own, recursive)
     ("endgame", "othello", "alphabeta:time_limit=1", ENDGAMES["othello"]),
 ]

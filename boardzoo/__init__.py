@@ -7,9 +7,10 @@ Importing boardzoo registers its environments: ``gymnasium.make("boardzoo/Connec
 
 from __future__ import annotations
 
-from boardzoo import numba_cache
+from boardzoo import compile_progress, numba_cache
 
 numba_cache.install()  # before any compiled function is defined
+compile_progress.install()
 
 from boardzoo import envs  # noqa: E402, F401 - importing the games registers them everywhere
 

@@ -401,10 +401,29 @@ def run_compile(args: argparse.Namespace) -> int:
     def done(name: str, seconds: float) -> None:
         console.print(f"  {name}: {seconds:.1f} s")
 
-    with console.status("compiling..."):
+    with _compile_status(console, "compiling..."):
         seconds = compile_games(names, done)
     console.print(f"done in {seconds:.0f} s")
     return 0
+
+
+@contextlib.contextmanager
+def _compile_status(console: Any, text: str) -> Iterator[None]:
+    """A status line showing ``text``, then what compiles (boardzoo.compile_progress) in
+    place of the plain stderr lines; each finished unit printed above it (and, where the
+    console is no terminal to show a status line, each unit as it starts too)."""
+    from boardzoo import compile_progress
+
+    with console.status(text) as status, compile_progress.quiet():
+
+        def show(step: Any) -> None:
+            if step.seconds is None:
+                status.update(step.text())
+            if step.seconds is not None or not console.is_terminal:
+                console.print(f"  {step.text()}")
+
+        with compile_progress.listening(show):
+            yield
 
 
 def run_arena(args: argparse.Namespace) -> int:
@@ -432,7 +451,7 @@ def run_arena(args: argparse.Namespace) -> int:
             f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
-        with console.status("preparing the agents (compiled once per installation)..."):
+        with _compile_status(console, "preparing the agents (compiled once per installation)..."):
             _warm_up(game, agents.values())
         columns = (
             TextColumn("{task.description}"),

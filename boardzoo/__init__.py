@@ -14,4 +14,6 @@ compile_progress.install()
 
 from boardzoo import envs  # noqa: E402, F401 - importing the games registers them everywhere
 
+numba_cache.seed()  # a wheel's compiled cache, once (its tags name the games just registered)
+
 __version__ = "0.1.0"

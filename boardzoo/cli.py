@@ -328,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compiling.add_argument("games", nargs="*", metavar="GAME",
                            help="the games to compile (default: every registered game)")
+    compiling.add_argument("--for-this-cpu", action="store_true",
+                           help="drop the compiled code the wheel shipped (built for any "
+                           "x86-64-v2 CPU) and compile everything for this machine's CPU")
 
     serve = commands.add_parser(
         "serve",
@@ -390,12 +393,14 @@ def run_compile(args: argparse.Namespace) -> int:
 
     from boardzoo.compiling import compile_games
     from boardzoo.envs import GAMES, game_class
-    from boardzoo.numba_cache import cache_dir
+    from boardzoo.numba_cache import cache_dir, unseed
 
     names = args.games or list(GAMES)
     for name in names:
         game_class(name)  # an unknown name: one line listing the games
     console = Console(stderr=True)
+    if args.for_this_cpu:
+        unseed()
     console.print(f"compiling {', '.join(names)} into {cache_dir()} (once per installation)")
 
     def done(name: str, seconds: float) -> None:

@@ -69,9 +69,11 @@ clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build dist site *.egg-info .pytest_cache
 
 # the wheel, with every game's compiled code for any x86-64-v2 CPU in it (boardzoo/compiled:
-# a new installation loads it instead of compiling; see boardzoo.numba_cache)
+# a new installation loads it instead of compiling; see boardzoo.numba_cache). The folder
+# is removed afterwards: the source tree compiles for its own CPU.
 wheel: $(STAMP)
 	rm -rf boardzoo/compiled dist
 	NUMBA_CPU_NAME=x86-64-v2 NUMBA_CPU_FEATURES= BOARDZOO_CACHE_DIR=$(CURDIR)/boardzoo/compiled \
 		$(VENV)/bin/boardzoo compile
 	$(PY) -m build --wheel --outdir dist >/dev/null
+	rm -rf boardzoo/compiled

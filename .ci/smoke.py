@@ -79,6 +79,8 @@ with tempfile.TemporaryDirectory() as empty:
     run = subprocess.run([sys.executable, "-c", FIRST_MOVES], capture_output=True, text=True,
                          env={**os.environ, "BOARDZOO_CACHE_DIR": empty}, check=True)
 first = json.loads(run.stdout.splitlines()[-1])
-assert first["compiled"] == [], f"compiled despite the shipped cache: {first['compiled']}"
+# Othello's endgame solver is the one kernel compiled per process (not cached on disk)
+compiled = [name for name in first["compiled"] if name != "_solve_kernel"]
+assert compiled == [], f"compiled despite the shipped cache: {compiled}"
 print("first MCTS and alpha-beta moves from the shipped cache, seconds:", first["seconds"])
 print("wheel smoke test ok:", boardzoo.__version__, sorted(GAMES))

@@ -270,8 +270,8 @@ class Games:
             raise UnknownGameIdError(f"the game {session.id[:40]!r} was closed")
         return {**session.view(), "revision": entry.revision,
                 "thinking": entry.search is not None, "searching": entry.started,
-                "warm": entry.warm, "compiling": entry.compiling, "agent_info": describe_agent(session.agent_spec,
-                                                                 entry.agent_repr),
+                "warm": entry.warm, "compiling": entry.compiling,
+                "agent_info": describe_agent(session.agent_spec, entry.agent_repr),
                 "analysis": entry.analysis, "analysis_ply": entry.analysis_ply,
                 "error": entry.error, "notice": entry.notice, "ponder": entry.ponder,
                 "go_end": entry.go_end}

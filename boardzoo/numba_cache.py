@@ -18,8 +18,8 @@ bitboards use) on the wheel's platform, Python and numba versions. When the user
 folder of this source has not been seeded yet, :func:`seed` copies that cache into it,
 labelled for this CPU (numba would otherwise reject code built for another CPU name), so a
 new installation loads its searches instead of compiling them for a minute; code the
-shipped cache lacks compiles as usual. ``boardzoo compile`` drops the seeded copies and
-compiles everything for this CPU (:func:`unseed`).
+shipped cache lacks compiles as usual. ``boardzoo compile --for-this-cpu`` drops the seeded
+copies (:func:`unseed`) and compiles everything for this CPU.
 
 :func:`install` puts this in place; ``import boardzoo`` calls it before any compiled
 function is defined, and :func:`seed` once its games are registered.
@@ -134,8 +134,8 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def unseed() -> None:
-    """Remove what :func:`seed` copied into the user's cache folder (and the mark that it
-    was seeded, so it is not seeded again): what compiles next is built for this CPU."""
+    """Remove what :func:`seed` copied into the user's cache folder (its mark stays, empty,
+    so the folder is not seeded again): what compiles next is built for this CPU."""
     target = cache_dir()
     marker = target / _SEEDED
     if not marker.exists():

@@ -83,8 +83,8 @@ def _python(code: str, cache: Path, *args: str, **env: str) -> str:
 @pytest.mark.slow
 def test_a_shipped_portable_cache_seeds_an_empty_one_and_nothing_compiles(tmp_path):
     """Code compiled for x86-64-v2 (as `make wheel` ships it) is copied into an empty cache
-    folder under this CPU's key and loaded: nothing compiles. Code compiled for this CPU
-    is not what a wheel ships: nothing is seeded from it."""
+    folder under this CPU's key and loaded: nothing compiles (until the copies are removed).
+    Code compiled for this CPU is not what a wheel ships: nothing is seeded from it."""
     portable, host, user = tmp_path / "portable", tmp_path / "host", tmp_path / "user"
     assert json.loads(_python(NIM_MOVES, portable, NUMBA_CPU_NAME="x86-64-v2",
                               NUMBA_CPU_FEATURES=""))
@@ -92,3 +92,6 @@ def test_a_shipped_portable_cache_seeds_an_empty_one_and_nothing_compiles(tmp_pa
     assert int(_python(SEED, user, str(host), str(user))) == 0
     assert int(_python(SEED, user, str(portable), str(user))) > 0
     assert json.loads(_python(NIM_MOVES, user)) == []
+    # boardzoo compile --for-this-cpu: the seeded copies go, and the kernels compile again
+    _python("from boardzoo import numba_cache; numba_cache.unseed(); print('ok')", user)
+    assert json.loads(_python(NIM_MOVES, user))

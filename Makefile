@@ -13,7 +13,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
 
-.PHONY: arena test typecheck test-fast test-slow test-rllib bench docs clean
+.PHONY: arena test typecheck test-fast test-slow test-rllib bench docs clean wheel
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -67,3 +67,13 @@ docs: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build dist site *.egg-info .pytest_cache
+
+# the wheel, with every game's compiled code for any x86-64-v2 CPU in it (boardzoo/compiled:
+# a new installation loads it instead of compiling; see boardzoo.numba_cache). The folder
+# is removed afterwards: the source tree compiles for its own CPU.
+wheel: $(STAMP)
+	rm -rf boardzoo/compiled dist
+	NUMBA_CPU_NAME=x86-64-v2 NUMBA_CPU_FEATURES= BOARDZOO_CACHE_DIR=$(CURDIR)/boardzoo/compiled \
+		$(VENV)/bin/boardzoo compile
+	$(PY) -m build --wheel --outdir dist >/dev/null
+	rm -rf boardzoo/compiled

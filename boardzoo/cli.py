@@ -328,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compiling.add_argument("games", nargs="*", metavar="GAME",
                            help="the games to compile (default: every registered game)")
+    compiling.add_argument("--for-this-cpu", action="store_true",
+                           help="drop the compiled code the wheel shipped (built for any "
+                           "x86-64-v2 CPU) and compile everything for this machine's CPU")
 
     serve = commands.add_parser(
         "serve",
@@ -390,21 +393,42 @@ def run_compile(args: argparse.Namespace) -> int:
 
     from boardzoo.compiling import compile_games
     from boardzoo.envs import GAMES, game_class
-    from boardzoo.numba_cache import cache_dir
+    from boardzoo.numba_cache import cache_dir, unseed
 
     names = args.games or list(GAMES)
     for name in names:
         game_class(name)  # an unknown name: one line listing the games
     console = Console(stderr=True)
+    if args.for_this_cpu:
+        unseed()
     console.print(f"compiling {', '.join(names)} into {cache_dir()} (once per installation)")
 
     def done(name: str, seconds: float) -> None:
         console.print(f"  {name}: {seconds:.1f} s")
 
-    with console.status("compiling..."):
+    with _compile_status(console, "compiling..."):
         seconds = compile_games(names, done)
     console.print(f"done in {seconds:.0f} s")
     return 0
+
+
+@contextlib.contextmanager
+def _compile_status(console: Any, text: str) -> Iterator[None]:
+    """A status line showing ``text``, then what compiles (boardzoo.compile_progress) in
+    place of the plain stderr lines; each finished unit printed above it (and, where the
+    console is no terminal to show a status line, each unit as it starts too)."""
+    from boardzoo import compile_progress
+
+    with console.status(text) as status, compile_progress.quiet():
+
+        def show(step: Any) -> None:
+            if step.seconds is None:
+                status.update(step.text())
+            if step.seconds is not None or not console.is_terminal:
+                console.print(f"  {step.text()}")
+
+        with compile_progress.listening(show):
+            yield
 
 
 def run_arena(args: argparse.Namespace) -> int:
@@ -432,7 +456,7 @@ def run_arena(args: argparse.Namespace) -> int:
             f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
-        with console.status("preparing the agents (compiled once per installation)..."):
+        with _compile_status(console, "preparing the agents (compiled once per installation)..."):
             _warm_up(game, agents.values())
         columns = (
             TextColumn("{task.description}"),

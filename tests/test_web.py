@@ -643,6 +643,20 @@ def test_move_now_during_the_warm_up_plays_a_quick_move_at_once():
         assert "without searching" in view["notice"] and not view["thinking"]
 
 
+@pytest.mark.slow
+def test_the_status_line_says_what_the_warm_up_compiles(tmp_path, monkeypatch):
+    """A worker with an empty compile cache: the view names what compiles while the agent
+    warms up, and nothing once it is warm."""
+    monkeypatch.setenv("BOARDZOO_CACHE_DIR", str(tmp_path))  # the spawned worker's cache
+    app = create_app(["testserver"], spare_workers=0, idle_workers=0)
+    with TestClient(app, base_url="http://testserver") as fresh:
+        game = new_game(fresh, game="nim", agent="mcts", human_seat=1)
+        view = wait_for(fresh, game["id"],
+                        lambda v: "compiling nim: the MCTS search" in (v["compiling"] or ""))
+        assert not view["warm"]
+        assert wait_for(fresh, game["id"], lambda v: v["warm"])["compiling"] is None
+
+
 def test_undo_during_a_search_stops_it_and_clears_the_analysis(client):
     game = new_game(client, game="othello", agent="mcts", agent_options={"time_limit": "60"})
     gid = game["id"]

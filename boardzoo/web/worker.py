@@ -5,8 +5,10 @@ its tree between moves) and talks to the server over a pipe. Every request carri
 (a number unique in the server, increasing) and ends with one final reply carrying it:
 
 * ``{"cmd": "configure", "ref", "game", "options", "agent", "seed"}``: build the agent ->
-  ``{"type": "ready", "agent"}`` (its repr), then ``{"type": "warm"}`` once its compiled
-  search is built (the final reply), or ``{"type": "error", "message"}``;
+  ``{"type": "ready", "agent"}`` (its repr), ``{"type": "compiling", "text"}`` as each part
+  of its search starts and ends compiling (:mod:`boardzoo.compile_progress`), then
+  ``{"type": "warm"}`` once its compiled search is built (the final reply), or
+  ``{"type": "error", "message"}``;
 * ``{"cmd": "think", "ref", "snapshot", "clock"}`` (a ``ClockView`` or None): ``started``,
   ``progress`` (``analysis``) while it searches, then ``move`` (``action``, ``analysis``,
   ``seconds``); ``{"cmd": "ponder", "ref", "snapshot"}``: search the person's position until
@@ -34,6 +36,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from boardzoo import compile_progress
 from boardzoo.executor import _init_process
 
 __all__ = ["AgentWorker", "SearchStop", "worker_main"]
@@ -162,7 +165,12 @@ def _handle(message: Message, held: dict[str, Any], stop_value: Any, conn: Any):
     command, ref = message["cmd"], message.get("ref", 0)
     if command == "configure":
         yield _configure(message, held)
-        _warm_up(held["agent"], held["env"])
+
+        def compiling(step: Any) -> None:
+            conn.send({"type": "compiling", "ref": ref, "text": step.text()})
+
+        with compile_progress.listening(compiling):
+            _warm_up(held["agent"], held["env"])
         yield {"type": "warm"}
     elif command in ("think", "ponder"):
         stop = SearchStop(stop_value, ref, conn if command == "ponder" else None)

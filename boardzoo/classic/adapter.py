@@ -27,8 +27,8 @@ class ClassicEnv(BoardGameEnv):
     """A boardzoo game in the dialect of a ``pettingzoo.classic`` raw env.
 
     Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's) and :meth:`final_mask`.
-    Observations are int8 planes from the observer's view; rewards are ints (+1 win, -1
-    loss, 0 otherwise) from the first seat's view per seat. The raw env raises
+    Observations are int8 planes from the observer's view; rewards are ints per agent (+1
+    win, -1 loss, 0 for a draw and before the end). The raw env raises
     :class:`~boardzoo.errors.IllegalActionError` on an illegal move (PettingZoo's raw envs
     assert); :func:`wrapped` ends the game instead.
     """
@@ -51,9 +51,10 @@ class ClassicEnv(BoardGameEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """PettingZoo's observation: the planes, and the selected agent's legal moves (after
         the end those of the final position, :meth:`final_mask`); zeros for the other."""
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        if agent == self.agent_selection:
-            mask[self._legal() if not self._state[OUTCOME] else self.final_mask()] = 1
+        if agent != self.agent_selection:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        else:
+            mask = (self.final_mask() if self._state[OUTCOME] else self._legal()).astype(np.int8)
         return {"observation": self.planes(agent), "action_mask": mask}
 
     def planes(self, agent: str) -> np.ndarray:
@@ -72,9 +73,68 @@ class ClassicEnv(BoardGameEnv):
         self.terminations = {first: True, second: True}
 
 
+#: the bookkeeping a learner's loop reads on every ply (``agent_iter``, ``last``)
+_BOOKKEEPING = (
+    "agents",
+    "agent_selection",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+)
+
+
+def _read_through(name: str, guarded: bool = False) -> property:
+    """A wrapper attribute that is the raw env's ``name``, read and written there directly;
+    ``guarded``: refused before ``reset`` (OrderEnforcingWrapper's rule)."""
+
+    def read(self: Any) -> Any:
+        if guarded and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    def write(self: Any, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+    return property(read, write)
+
+
+class _ReadThrough:
+    """PettingZoo's wrappers find the raw env's attributes through one ``__getattr__`` per
+    layer, which costs more than a compiled step; a subclass of one of them mixing this in
+    reads the same attributes from the raw env in one step."""
+
+    _raw: Any
+
+    def __init__(self, env: Any, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
+
+
+for _name in _BOOKKEEPING:
+    setattr(_ReadThrough, _name, _read_through(_name))
+
+
+class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper``, reading through."""
+
+
+class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through."""
+
+
+class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, reading through; before ``reset`` it refuses
+    the bookkeeping (but ``_cumulative_rewards``) as PettingZoo's does."""
+
+
+for _name in set(_BOOKKEEPING) - {"_cumulative_rewards"}:
+    setattr(OrderEnforcing, _name, _read_through(_name, guarded=True))
+
+
 def wrapped(raw: Any) -> Any:
-    """PettingZoo's classic ``env()`` chain: OrderEnforcing(AssertOutOfBounds(
-    TerminateIllegal(raw, illegal_reward=-1)))."""
-    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    """PettingZoo's classic ``env()`` chain, OrderEnforcing(AssertOutOfBounds(
+    TerminateIllegal(raw, illegal_reward=-1))), of subclasses of PettingZoo's own wrappers
+    that behave as theirs and read the raw env's bookkeeping directly."""
+    return OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw, illegal_reward=-1)))

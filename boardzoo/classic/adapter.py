@@ -45,6 +45,12 @@ class ClassicEnv(BoardGameEnv):
             a: spaces.Dict({"observation": planes, "action_mask": mask}) for a in self.agent_names
         }
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """PettingZoo's reset; of ``options`` only boardzoo's "moves" and "position" are read
+        and the rest is ignored, as PettingZoo's classic envs ignore them all."""
+        known = {k: v for k, v in (options or {}).items() if k in ("moves", "position")}
+        super().reset(seed=seed, options=known)
+
     def _planes_shape(self) -> tuple[int, ...]:
         return self.game.planes_shape
 

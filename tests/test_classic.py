@@ -26,7 +26,7 @@ CASES = [
     ("connect_four_v3", {}, 200),
     ("tictactoe_v3", {}, 300),
     ("go_v5", {"board_size": 9}, 4),
-    ("go_v5", {}, 1),  # 19x19: one game is about 700 plies
+    ("go_v5", {}, 2),  # 19x19: a game is about 600 plies
 ]
 IDS = ["connect_four", "tictactoe", "go_9x9", "go_19x19"]
 

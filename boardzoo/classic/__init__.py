@@ -10,7 +10,10 @@ a registry, they are registered as ``boardzoo.classic/<name>`` (PettingZoo's own
 
 from __future__ import annotations
 
+import pettingzoo
+
 from boardzoo.classic import connect_four_v3, go_v5, tictactoe_v3
+from boardzoo.envs.registry import HAS_PETTINGZOO_REGISTRY
 
 __all__ = ["MODULES", "connect_four_v3", "go_v5", "register", "tictactoe_v3"]
 
@@ -22,12 +25,10 @@ def register() -> None:
     """Register each drop-in with PettingZoo's registry as ``boardzoo.classic/<name>``
     (``pettingzoo.make("aec", "boardzoo.classic/go_v5")``); nothing where the installed
     PettingZoo has no registry."""
-    try:
-        from pettingzoo import register as pettingzoo_register
-    except ImportError:
+    if not HAS_PETTINGZOO_REGISTRY:
         return
     for name in MODULES:
-        pettingzoo_register(
+        pettingzoo.register(
             "aec", f"boardzoo.classic/{name}", entry_point=f"boardzoo.classic.{name}:env"
         )
 

@@ -422,8 +422,8 @@ class BoardGameEnv(AECEnv):
         if self.illegal_action == "terminate":
             warnings.warn(
                 f"{agent} played the illegal action {action!r}: {err}. The game ends with -1 "
-                f"for {agent} and 0 for {self.agent_names[1 - seat]} (illegal_action='terminate'; mask "
-                "actions with obs['action_mask'])",
+                f"for {agent} and 0 for {self.agent_names[1 - seat]} "
+                "(illegal_action='terminate'; mask actions with obs['action_mask'])",
                 IllegalActionWarning,
                 stacklevel=3,
             )

@@ -18,6 +18,7 @@ from boardzoo.envs.aec import IllegalActionWarning
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "works-with.md"
 #: the module each section needs (its extra may be missing: the section is skipped then)
 NEEDS = {
+    "Replacing pettingzoo.classic": "pettingzoo",
     "Stable-Baselines3": "sb3_contrib",
     "RLlib": "ray.rllib",
     "TorchRL": "torchrl",

@@ -14,9 +14,8 @@ before the first; plane 16 is ones for ``white_0`` and zeros for ``black_0``. On
 is over the selected agent's mask holds only the pass.
 
 One difference: go_v5 has no move limit, boardzoo's Go scores the game at ``max_moves``
-plies; here ``100 * board_size**2`` (at most 100,000), about 20 times the longest of 2,000
-uniformly random 9x9 games (411 plies) and of 100 random 19x19 games (1,301). A bigger
-limit makes every step copy a longer move record.
+plies; here ``100 * board_size**2`` (at most 100,000), 20 times or more the longest of
+2,000 uniformly random 9x9 games (411 plies) and of 100 random 19x19 games (1,301).
 """
 
 from __future__ import annotations

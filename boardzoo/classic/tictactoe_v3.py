@@ -3,7 +3,7 @@
 ``from boardzoo.classic import tictactoe_v3`` in place of ``from pettingzoo.classic import
 tictactoe_v3``: the same agents (``player_1`` moves first, ``player_2``), spaces, int8
 observations (3, 3, 2) (action ``a`` is the cell ``[a // 3, a % 3]``), action masks,
-integer rewards, wrapper chain and ``board`` (a :class:`Board` whose ``squares`` are the 9
+integer rewards, wrapper chain and ``board`` (a ``Board`` whose ``squares`` are the 9
 cells by action: 0 empty, 1 ``player_1``, 2 ``player_2``).
 """
 

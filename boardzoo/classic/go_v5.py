@@ -41,6 +41,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     pictures are boardzoo's). ``komi`` must be a multiple of 0.5."""
 
     agent_names = ("black_0", "white_0")
+    game: Go
     _history: np.ndarray  # (N, N, 16) bool, the history planes
     no_reward = np.float64(0.0)
     observation_dtype = np.bool_

@@ -24,12 +24,14 @@ NEEDS = {
     "TorchRL": "torchrl",
     "Tianshou": "tianshou",
     "CleanRL-style scripts": "torch",
+    "AgileRL": "agilerl",
     "PettingZoo's own tests": "pettingzoo",
 }
 #: third-party notices the snippets trigger, harmless here
 THIRD_PARTY_WARNINGS = [
     "ignore:PettingZoo in TorchRL is tested using version",
     "ignore:.*Overriding environment rllib-multi-agent-env-v0 already in registry",
+    "ignore:`torch.jit.script` is deprecated",  # AgileRL 2.2 on a newer torch than it pins
 ]
 
 

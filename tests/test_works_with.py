@@ -31,7 +31,9 @@ NEEDS = {
 THIRD_PARTY_WARNINGS = [
     "ignore:PettingZoo in TorchRL is tested using version",
     "ignore:.*Overriding environment rllib-multi-agent-env-v0 already in registry",
-    "ignore:`torch.jit.script` is deprecated",  # AgileRL 2.2 on a newer torch than it pins
+    # AgileRL 2.2 on newer torch and pydantic than it pins
+    "ignore:`torch.jit.script` is deprecated",
+    "ignore:Accessing the 'model_fields' attribute on the instance is deprecated",
 ]
 
 

@@ -11,6 +11,7 @@ moves caught by PettingZoo's ``TerminateIllegalWrapper`` (-1 for the mover, as P
 
 from __future__ import annotations
 
+import operator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -91,19 +92,14 @@ _BOOKKEEPING = (
 )
 
 
-def _read_through(name: str, guarded: bool = False) -> property:
-    """A wrapper attribute that is the raw env's ``name``, read and written there directly;
-    ``guarded``: refused before ``reset`` (OrderEnforcingWrapper's rule)."""
-
-    def read(self: Any) -> Any:
-        if guarded and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
+def _read_through(name: str, holder: str = "_raw") -> property:
+    """A wrapper attribute that is the raw env's ``name``, read (in C, by ``attrgetter``)
+    from the wrapper's attribute ``holder`` and written to the raw env."""
 
     def write(self: Any, value: Any) -> None:
         setattr(self._raw, name, value)
 
-    return property(read, write)
+    return property(operator.attrgetter(f"{holder}.{name}"), write)
 
 
 class _ReadThrough:
@@ -131,12 +127,19 @@ class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
 
 
 class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper``, reading through; before ``reset`` it refuses
-    the bookkeeping (but ``_cumulative_rewards``) as PettingZoo's does."""
+    """PettingZoo's ``OrderEnforcingWrapper``, reading through once ``reset`` has run; before
+    it, ``_after_reset`` is missing, so the read falls back to PettingZoo's ``__getattr__``,
+    which refuses the bookkeeping (but ``_cumulative_rewards``) as PettingZoo's does."""
+
+    _after_reset: Any
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        self._after_reset = self._raw
 
 
 for _name in set(_BOOKKEEPING) - {"_cumulative_rewards"}:
-    setattr(OrderEnforcing, _name, _read_through(_name, guarded=True))
+    setattr(OrderEnforcing, _name, _read_through(_name, holder="_after_reset"))
 
 
 def wrapped(raw: Any) -> Any:

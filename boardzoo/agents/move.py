@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from boardzoo.agents.swindle import plan_swindle
-from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, move_texts
+from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, line_texts, move_texts
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge.base import (
     Solution,
@@ -263,14 +263,14 @@ def outcome_name(value: float) -> str:
 def analysis_of(model: Any, result: SearchResult, final: bool) -> Analysis:
     """``result`` as an :class:`Analysis` (moves in the game's notation): MCTS's root moves
     most visited first, each with its principal variation; otherwise the chosen move."""
-    text = move_texts(model)
+    text, line = move_texts(model), line_texts(model)
     lines = result.lines or {result.action: result.pv}
     if result.visits is not None:
-        moves = _root_moves(result, lines, text)
+        moves = _root_moves(result, lines, text, line)
     else:
         value = None if np.isnan(result.value) else float(result.value)
         moves = (MoveStat(result.action, text(result.action), 0, value, None,
-                          tuple(text(a) for a in result.pv)),)
+                          line(result.pv)),)
     return Analysis(
         action=result.action,
         move=text(result.action),
@@ -280,7 +280,7 @@ def analysis_of(model: Any, result: SearchResult, final: bool) -> Analysis:
         nodes=result.nodes,
         depth=result.depth,
         elapsed=result.seconds,
-        pv=tuple(text(a) for a in result.pv),
+        pv=line(result.pv),
         moves=moves,
         proven=result.proven,
         engine=result.engine,
@@ -288,7 +288,7 @@ def analysis_of(model: Any, result: SearchResult, final: bool) -> Analysis:
     )
 
 
-def _root_moves(result: SearchResult, lines: dict[int, list[int]], text: Any,
+def _root_moves(result: SearchResult, lines: dict[int, list[int]], text: Any, line: Any,
                 ) -> tuple[MoveStat, ...]:
     """Every root move with a visit or a prior, most visited first."""
     visits, q, prior = result.visits, result.q, result.prior
@@ -298,6 +298,6 @@ def _root_moves(result: SearchResult, lines: dict[int, list[int]], text: Any,
     return tuple(
         MoveStat(int(a), text(int(a)), int(visits[a]),
                  None if np.isnan(q[a]) else float(q[a]), float(prior[a]),
-                 tuple(text(m) for m in lines.get(int(a), [int(a)])))
+                 line(lines.get(int(a), [int(a)])))
         for a in order
     )

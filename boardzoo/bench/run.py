@@ -14,7 +14,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardzoo.bench import alphazero, batched, envs, labels, mcts, rl, startup, two_player
+from boardzoo.bench import (
+    alphazero,
+    batched,
+    classic,
+    envs,
+    labels,
+    mcts,
+    rl,
+    startup,
+    two_player,
+)
 from boardzoo.bench.common import EVERY_GAME, FULL, QUICK, Benchmark, Row, Settings
 from boardzoo.bench.guard import regressions, release_ratios
 from boardzoo.errors import InvalidOptionError, UnknownGameError
@@ -26,6 +36,7 @@ SUITES: dict[str, list[Benchmark]] = {
     "mcts": mcts.BENCHMARKS,
     "alphazero": alphazero.BENCHMARKS, "labels": labels.BENCHMARKS,
     "batched": batched.BENCHMARKS, "startup": startup.BENCHMARKS,
+    "classic": classic.BENCHMARKS,
 }
 
 

@@ -360,7 +360,7 @@ class ConnectFour(Game):
                     f"connect_four position {excerpt(text)} is unreachable: move {ply + 1} is "
                     f"played after player_{int(state[OUTCOME]) - 1} connected four at move {ply}"
                 )
-            if (state[MASK] & _top_cell(column, self.rows)) != _ZERO:
+            if (state[MASK] & np.uint64(_top_cell(column, self.rows))) != _ZERO:
                 raise InvalidPositionError(
                     f"connect_four position {excerpt(text)} is unreachable: move {ply + 1} "
                     f"plays in column {column + 1}, which is already full"

@@ -349,6 +349,24 @@ class Go(Game):
         """Stones captured so far by Black and by White."""
         return captures(state)
 
+    def recent_boards(self, state: np.ndarray, count: int) -> list[tuple[np.ndarray, int]]:
+        """The boards (as :meth:`cells`) after each of the last ``count`` moves of ``state``,
+        oldest first, with the colour that played each (1 Black, 2 White): replayed from the
+        state's own setup and move record, so a restored state has its history too."""
+        n = self.size
+        replay = self._blank_state(int(state[START_TO_PLAY]))
+        first = setup_start(state)
+        replay[first : first + n * n] = state[first : first + n * n]
+        _start(replay)
+        record = state[history_start(state) : history_start(state) + int(state[PLY])]
+        boards = []
+        for ply, entry in enumerate(record.tolist()):
+            replay[TO_PLAY] = entry % 2  # moves of a record need not alternate
+            self.kernels.apply(replay, entry // 2)
+            if ply >= len(record) - count:
+                boards.append((self.cells(replay), entry % 2 + 1))
+        return boards
+
     # -------------------------------------------------------------------- positions
     def position(self, state: np.ndarray) -> str:
         n = self.size

@@ -1,0 +1,167 @@
+"""boardzoo.classic against pettingzoo.classic: the same env, step by step.
+
+Each drop-in and PettingZoo's own env play the same seeded random games in lockstep (illegal
+moves included), and every ``last()`` must be equal: observation and mask arrays with their
+dtype, the reward with its type, terminations, truncations, and the selected agent and the
+``board``. PettingZoo's api_test, seed_test and render_test run on each.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+from boardzoo import classic
+from boardzoo.envs.registry import HAS_PETTINGZOO_REGISTRY
+from boardzoo.wrappers.model import EnvModel
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from pettingzoo.test import api_test, render_test, seed_test
+
+# module, options, random games
+CASES = [
+    ("connect_four_v3", {}, 200),
+    ("tictactoe_v3", {}, 300),
+    ("go_v5", {"board_size": 9}, 4),
+    ("go_v5", {}, 2),  # 19x19: a game is about 600 plies
+]
+IDS = ["connect_four", "tictactoe", "go_9x9", "go_19x19"]
+
+
+def theirs(name: str, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return importlib.import_module(f"pettingzoo.classic.{name}").env(**options)
+
+
+def assert_same_last(ours, pz, where) -> None:
+    assert ours.agent_selection == pz.agent_selection, where
+    mine, want = ours.last(), pz.last()
+    for key in ("observation", "action_mask"):
+        a, b = mine[0][key], want[0][key]
+        assert a.dtype == b.dtype and np.array_equal(a, b), (where, key)
+    assert mine[1] == want[1] and type(mine[1]) is type(want[1]), (where, mine[1], want[1])
+    assert mine[2:4] == want[2:4], where
+    assert sorted(ours.agents) == sorted(pz.agents), where
+
+
+def assert_same_board(name, ours, pz, where) -> None:
+    if name == "connect_four_v3":
+        assert ours.env.board == pz.env.board, where  # AgileRL reads env.env.board
+    elif name == "tictactoe_v3":
+        assert ours.unwrapped.board.squares == pz.unwrapped.board.squares, where
+
+
+def play_in_lockstep(name, options, games, illegal_every=0):
+    """Random games; with ``illegal_every`` = k, every k-th game has one masked-out (illegal)
+    action at a random ply, which PettingZoo's TerminateIllegalWrapper ends the game on."""
+    ours, pz = getattr(classic, name).env(**options), theirs(name, **options)
+    rng = np.random.default_rng(0)
+    plies = 0
+    for game in range(games):
+        ours.reset(seed=game)
+        pz.reset(seed=game)
+        illegal_at = rng.integers(1, 30) if illegal_every and game % illegal_every == 0 else -1
+        for ply in range(100_000):
+            where = (name, game, ply)
+            if not pz.agents:
+                break
+            assert_same_last(ours, pz, where)
+            assert_same_board(name, ours, pz, where)
+            _, _, term, trunc, _ = pz.last()
+            mask = pz.last()[0]["action_mask"]
+            if term or trunc:
+                action = None
+            elif ply == illegal_at and not mask.all():
+                action = int(rng.choice(np.flatnonzero(mask == 0)))
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
+                plies += 1
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the illegal move warns in both
+                ours.step(action)
+                pz.step(action)
+        assert not ours.agents
+    return plies
+
+
+@pytest.mark.parametrize(("name", "options", "games"), CASES, ids=IDS)
+def test_lockstep_with_pettingzoo(name, options, games):
+    assert play_in_lockstep(name, options, games) > 0
+
+
+@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3"])
+def test_illegal_moves_in_lockstep(name):
+    play_in_lockstep(name, {}, 40, illegal_every=2)
+
+
+@pytest.mark.parametrize(("name", "options"), [(c[0], c[1]) for c in CASES[:3]], ids=IDS[:3])
+def test_pettingzoo_tests(name, options):
+    module = getattr(classic, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test's advice on dict observations
+        api_test(module.env(**options), num_cycles=200)
+        seed_test(lambda **kw: module.env(**options, **kw), num_cycles=50)
+        render_test(lambda render_mode: module.env(**options, render_mode=render_mode))
+
+
+@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3", "go_v5"])
+def test_spaces_agents_metadata_and_wrappers_are_pettingzoo(name):
+    ours, pz = getattr(classic, name).env(), theirs(name)
+    assert ours.possible_agents == pz.possible_agents
+    assert ours.unwrapped.metadata == pz.unwrapped.metadata
+    for agent in pz.possible_agents:
+        assert ours.observation_space(agent) == pz.observation_space(agent)
+        assert ours.action_space(agent) == pz.action_space(agent)
+    chain_ours, chain_pz = [], []
+    for env, chain in ((ours, chain_ours), (pz, chain_pz)):
+        while env is not env.unwrapped:
+            chain.append(next(c.__name__ for c in type(env).__mro__ if c.__module__.startswith(
+                "pettingzoo.utils.wrappers")))
+            env = env.env
+    assert chain_ours == chain_pz
+
+
+def test_out_of_range_action_asserts_as_pettingzoo():
+    env = classic.connect_four_v3.env()
+    env.reset()
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(7)
+
+
+@pytest.mark.skipif(not HAS_PETTINGZOO_REGISTRY, reason="this PettingZoo has no registry (< 1.27)")
+def test_registered_with_pettingzoo():
+    import pettingzoo
+
+    env = pettingzoo.make("aec", "boardzoo.classic/tictactoe_v3")
+    assert isinstance(env.unwrapped, classic.tictactoe_v3.raw_env)
+
+
+def test_boardzoo_extras_work_on_the_drop_ins():
+    """Snapshots (go_v5's history planes rebuilt from a restored state), the planning model
+    and a boardzoo agent."""
+    from boardzoo.agents import make_agent
+
+    env = classic.go_v5.env(board_size=5)
+    env.reset()
+    rng = np.random.default_rng(3)
+    for _ in range(9):
+        env.step(int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"][:-1]))))
+    snapshot, seen = env.unwrapped.clone_state(), env.last()[0]["observation"]
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    fresh = classic.go_v5.env(board_size=5)
+    fresh.reset()
+    fresh.unwrapped.restore_state(snapshot)
+    assert np.array_equal(fresh.last()[0]["observation"], seen)
+    assert EnvModel(fresh).legal_mask(EnvModel(fresh).root()).any()
+
+    ttt = classic.tictactoe_v3.env()
+    ttt.reset()
+    agent = make_agent("alphabeta")
+    while not ttt.terminations["player_1"]:
+        ttt.step(agent.act(ttt))
+    assert ttt.rewards == {"player_1": 0, "player_2": 0}  # perfect play draws

@@ -37,6 +37,10 @@ class AlphaZeroAgent(MCTSAgent):
         game: the rules the network was trained for; searching another game or options
             raises InvalidOptionError.
         symmetric: average the network over the game's symmetries at every evaluation.
+        inference: what runs the network: "torch", "onnxruntime" (the ``onnx`` extra: a
+            graph exported in memory from the network's weights as they are now; several
+            times faster on the small batches of one game's search) or "auto" (ONNX Runtime
+            when it is installed and the network is on the CPU, else torch).
 
     The other arguments (``simulations``, ``time_limit``, ``c``, ``selection``, ``dirichlet``,
     ``temperature``, ``reuse_tree``, ``solver``, ``exact_solver``, ``unvisited_q``,
@@ -62,6 +66,7 @@ class AlphaZeroAgent(MCTSAgent):
         batch_size: int = 16,
         cache_size: int = 1 << 18,
         symmetric: bool = False,
+        inference: str = "auto",
         seed: int | None = None,
     ):
         if selection not in ("puct", "gumbel"):
@@ -75,7 +80,7 @@ class AlphaZeroAgent(MCTSAgent):
             c=c,
             selection=selection,
             rollout="random",
-            evaluator=NetworkEvaluator(net, game, symmetric=symmetric),
+            evaluator=NetworkEvaluator(net, game, symmetric=symmetric, inference=inference),
             solver=solver,
             reuse_tree=reuse_tree,
             dirichlet=dirichlet,
@@ -95,7 +100,8 @@ class AlphaZeroAgent(MCTSAgent):
         cls, name_or_path: str | os.PathLike, device: str | None = None, **search_options: Any
     ) -> AlphaZeroAgent:
         """An agent from a shipped checkpoint's name ("tictactoe", ...) or a checkpoint file;
-        ``device`` None picks CUDA when available; ``search_options`` as for the class."""
+        ``device`` None picks CUDA when available; ``search_options`` (``inference``
+        included) as for the class."""
         checkpoint = load_checkpoint(resolve_checkpoint(name_or_path), device=pick_device(device))
         return cls(checkpoint.net, checkpoint.game, **search_options)
 

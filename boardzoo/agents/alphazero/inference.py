@@ -1,0 +1,111 @@
+"""What runs a network's forward pass: torch eager, or ONNX Runtime (the ``onnx`` extra).
+
+Why ONNX Runtime: one game's search sends the network small batches (1 to 16 leaves), where
+torch eager spends most of a call on its own dispatch; ONNX Runtime runs the same graph
+several times faster there on a CPU. Its graph is exported from the network's weights when
+the evaluator is made, in memory (no second file to keep in step with the checkpoint): an
+evaluator keeps the weights it was made with, so after changing them make a new agent.
+
+Both return what :meth:`AlphaZeroNet.forward` does, as NumPy arrays: logits ``[B, A]`` and
+values ``[B]`` from the side to move's view.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from boardzoo.errors import InvalidOptionError, excerpt, missing_extra
+
+if TYPE_CHECKING:
+    from boardzoo.agents.alphazero.network import AlphaZeroNet
+
+__all__ = ["INFERENCE", "ONNX_THREADS", "Forward", "network_forward", "resolve_inference"]
+
+#: the runtimes a network can run on ("auto": :func:`resolve_inference` picks)
+INFERENCE = ("torch", "onnxruntime")
+#: ONNX Runtime's intra-op threads per session: one per process, as self-play and the
+#: arena run one process per core
+ONNX_THREADS = 1
+
+#: planes ``[B, H, W, C]`` float32 -> (logits ``[B, A]``, values ``[B]``)
+Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def resolve_inference(inference: str, device: torch.device) -> str:
+    """``inference`` as given, or for "auto": ONNX Runtime when it is installed (the ``onnx``
+    extra) and the network is on the CPU, else torch."""
+    if inference == "auto":
+        on_cpu = device.type == "cpu"
+        return "onnxruntime" if on_cpu and _onnx_installed() else "torch"
+    if inference not in INFERENCE:
+        raise InvalidOptionError(
+            f"inference={excerpt(inference)}; use 'auto', 'torch' or 'onnxruntime'")
+    return inference
+
+
+def network_forward(net: AlphaZeroNet, inference: str) -> Forward:
+    """The forward pass of ``net`` (in eval mode) on ``inference`` ("torch" or
+    "onnxruntime"; see :func:`resolve_inference`)."""
+    if inference == "onnxruntime":
+        return _onnx_forward(net)
+    return _torch_forward(net)
+
+
+def _onnx_installed() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
+
+
+def _torch_forward(net: AlphaZeroNet) -> Forward:
+    device = next(net.parameters()).device
+
+    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with torch.inference_mode():
+            logits, values = net(torch.from_numpy(planes).to(device))
+        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+
+    return forward
+
+
+def _onnx_forward(net: AlphaZeroNet) -> Forward:
+    try:
+        import onnxruntime
+    except ImportError as err:
+        raise missing_extra(err, "inference='onnxruntime'") or err from None
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = ONNX_THREADS
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(_onnx_bytes(net), options,
+                                           providers=["CPUExecutionProvider"])
+
+    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = session.run(None, {"planes": planes})
+        return logits, values
+
+    return forward
+
+
+def _onnx_bytes(net: AlphaZeroNet) -> bytes:
+    """``net`` as a serialized ONNX model with a dynamic batch axis (torch's TorchScript
+    exporter: it needs no onnxscript and exports these networks as they are)."""
+    try:
+        import onnx  # noqa: F401  # the exporter imports it; name the extra if it is missing
+    except ImportError as err:
+        raise missing_extra(err, "inference='onnxruntime'") or err from None
+    example = torch.zeros((1, *net.planes_shape), device=next(net.parameters()).device)
+    batch: dict[int, str] = {0: "batch"}
+    axes: Any = {"planes": batch, "logits": batch, "values": batch}
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        # the TorchScript exporter is deprecated in favour of the torch.export one, which
+        # needs onnxscript and takes seconds more here
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(net, (example,), buffer, input_names=["planes"],
+                          output_names=["logits", "values"], dynamic_axes=axes, dynamo=False)
+    return buffer.getvalue()

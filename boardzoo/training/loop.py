@@ -376,9 +376,10 @@ class _Run:
         from boardzoo.arena import play_match
 
         config, net = self.config, self.learner.net
-        new = AlphaZeroAgent(net, self.game, simulations=config.simulations, seed=iteration)
+        new = AlphaZeroAgent(net, self.game, simulations=config.simulations,
+                             inference=config.inference, seed=iteration)
         old = AlphaZeroAgent(best, self.game, simulations=config.simulations,
-                             seed=iteration + 1)
+                             inference=config.inference, seed=iteration + 1)
         result = play_match(self.game, new, old, games=config.gating_games, seed=iteration,
                             opening_plies=2)
         promoted = result.score > config.gating_threshold  # AlphaGo Zero: "by > 55%"
@@ -397,7 +398,7 @@ class _Run:
 
         config, row = self.config, {}
         agent = AlphaZeroAgent(self.learner.net, self.game, simulations=config.simulations,
-                               seed=iteration)
+                               inference=config.inference, seed=iteration)
         for spec in config.eval_references:
             reference = make_agent(spec, seed=iteration)
             result = play_match(self.game, agent, reference, games=config.eval_games,

@@ -88,7 +88,7 @@ def selfplay_agent(net: AlphaZeroNet, game: Game, config: TrainConfig) -> AlphaZ
     noise = (config.dirichlet_epsilon, config.alpha_for(game.name))
     return AlphaZeroAgent(net, game, simulations=config.simulations, c=config.c,
                           dirichlet=noise if config.dirichlet_epsilon > 0 else None,
-                          seed=config.seed)
+                          inference=config.inference, seed=config.seed)
 
 
 def play_games(agent: AlphaZeroAgent, config: TrainConfig, tasks: list[GameTask],

@@ -74,13 +74,16 @@ class AlphaZeroAgent(MCTSAgent):
         self.net = net
         self.game = game
         self.symmetric = symmetric
+        evaluator = NetworkEvaluator(net, game, symmetric=symmetric, inference=inference)
+        #: what runs the network: "torch" or "onnxruntime" ("auto" resolved)
+        self.inference = evaluator.inference
         super().__init__(
             simulations=simulations,
             time_limit=time_limit,
             c=c,
             selection=selection,
             rollout="random",
-            evaluator=NetworkEvaluator(net, game, symmetric=symmetric, inference=inference),
+            evaluator=evaluator,
             solver=solver,
             reuse_tree=reuse_tree,
             dirichlet=dirichlet,

@@ -103,9 +103,11 @@ def _onnx_bytes(net: AlphaZeroNet) -> bytes:
     axes: Any = {"planes": batch, "logits": batch, "values": batch}
     buffer = io.BytesIO()
     with warnings.catch_warnings(), torch.no_grad():
-        # the TorchScript exporter is deprecated in favour of the torch.export one, which
-        # needs onnxscript and takes seconds more here
+        # the TorchScript exporter warns that it is deprecated in favour of the
+        # torch.export one, which would make onnxscript a dependency too
         warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net, (example,), buffer, input_names=["planes"],
+        # (its annotation names paths only; it writes to a file object as well)
+        torch.onnx.export(net, (example,), buffer,  # type: ignore[arg-type]
+                          input_names=["planes"],
                           output_names=["logits", "values"], dynamic_axes=axes, dynamo=False)
     return buffer.getvalue()

@@ -16,7 +16,7 @@ from boardzoo.agents.alphazero.inference import network_forward, resolve_inferen
 from boardzoo.envs import make_env
 from boardzoo.errors import InvalidOptionError, MissingExtraError
 from boardzoo.training import TrainConfig
-from boardzoo.training.selfplay import selfplay_agent
+from boardzoo.training.agents import training_agent
 
 pytest.importorskip("onnxruntime")
 
@@ -70,7 +70,8 @@ def test_the_default_is_onnxruntime_on_the_cpu_and_the_spec_and_training_choose(
     assert spec.inference == "torch"
     checkpoint = load_checkpoint(resolve_checkpoint("tictactoe"))
     config = TrainConfig(iterations=1, inference="torch")
-    assert selfplay_agent(checkpoint.net, checkpoint.game, config).inference == "torch"
+    agent = training_agent(checkpoint.net, checkpoint.game, config, seed=0, self_play=True)
+    assert agent.inference == "torch"
     with pytest.raises(InvalidOptionError, match="inference='tensorrt'; use 'auto', 'torch'"):
         make_agent("alphazero:checkpoint=tictactoe,inference=tensorrt")
     with pytest.raises(InvalidOptionError, match="inference"):

@@ -99,12 +99,14 @@ def _medians(runs: list[tuple[float, ...]]) -> dict[str, float]:
 def _selfplay_worker(seed: int, parallel: int, games: int, inference: str = "auto",
                      ) -> tuple[int, int, float, float]:
     from boardzoo.training import TrainConfig
-    from boardzoo.training.selfplay import GameTask, play_games, selfplay_agent
+    from boardzoo.training.agents import training_agent
+    from boardzoo.training.selfplay import GameTask, play_games
 
     game, net = _net()
     config = TrainConfig(**SELFPLAY, parallel_games=parallel, inference=inference)
-    play_games(selfplay_agent(net, game, config), config, [GameTask("warm", seed)])  # compile
-    agent = selfplay_agent(net, game, config)
+    warm = training_agent(net, game, config, config.seed, self_play=True)
+    play_games(warm, config, [GameTask("warm", seed)])  # compile
+    agent = training_agent(net, game, config, config.seed, self_play=True)
     tasks = [GameTask(f"{seed}-{k}", seed * 1000 + k) for k in range(games)]
     start = time.perf_counter()
     play_games(agent, config, tasks)

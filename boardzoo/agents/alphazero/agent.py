@@ -24,9 +24,13 @@ from boardzoo.checkpoints import checkpoint_name, shipped_checkpoints
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
 from boardzoo.errors import InvalidOptionError
+from boardzoo.options import keyword_names
 from boardzoo.wrappers.model import EnvModel, GameModel, boardzoo_env
 
 __all__ = ["AlphaZeroAgent", "ShippedAlphaZero", "agent_from_spec"]
+
+#: the keywords AlphaZeroAgent hands on to MCTSAgent (those of its own that MCTSAgent takes)
+_MCTS_KEYWORDS = frozenset(keyword_names(MCTSAgent))
 
 
 class AlphaZeroAgent(MCTSAgent):
@@ -42,10 +46,8 @@ class AlphaZeroAgent(MCTSAgent):
             times faster on the small batches of one game's search) or "auto" (ONNX Runtime
             when it is installed and the network is on the CPU, else torch).
 
-    The other arguments (``simulations``, ``time_limit``, ``c``, ``selection``, ``dirichlet``,
-    ``temperature``, ``reuse_tree``, ``solver``, ``exact_solver``, ``unvisited_q``,
-    ``gumbel_actions``, ``batch_size``, ``cache_size``, ``seed``) are as for
-    :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
+    The other arguments are as for :class:`MCTSAgent` (``selection`` "puct" or "gumbel");
+    its ``rollout``, ``evaluator`` (the network) and ``implicit_minimax`` (0) are fixed.
     """
 
     def __init__(
@@ -69,6 +71,8 @@ class AlphaZeroAgent(MCTSAgent):
         inference: str = "auto",
         seed: int | None = None,
     ):
+        # every argument MCTSAgent takes goes on to it as given
+        options = {name: value for name, value in locals().items() if name in _MCTS_KEYWORDS}
         if selection not in ("puct", "gumbel"):
             raise InvalidOptionError(f"selection={selection!r}; AlphaZero uses 'puct' or 'gumbel'")
         self.net = net
@@ -77,25 +81,8 @@ class AlphaZeroAgent(MCTSAgent):
         evaluator = NetworkEvaluator(net, game, symmetric=symmetric, inference=inference)
         #: what runs the network: "torch" or "onnxruntime" ("auto" resolved)
         self.inference = evaluator.inference
-        super().__init__(
-            simulations=simulations,
-            time_limit=time_limit,
-            c=c,
-            selection=selection,
-            rollout="random",
-            evaluator=evaluator,
-            solver=solver,
-            reuse_tree=reuse_tree,
-            dirichlet=dirichlet,
-            temperature=temperature,
-            seed=seed,
-            exact_solver=exact_solver,
-            implicit_minimax=0.0,
-            unvisited_q=unvisited_q,
-            gumbel_actions=gumbel_actions,
-            batch_size=batch_size,
-            cache_size=cache_size,
-        )
+        super().__init__(**options, rollout="random", evaluator=evaluator,
+                         implicit_minimax=0.0)
         self._game_model: EnvModel | None = None
 
     @classmethod

@@ -3,6 +3,7 @@ shipped networks, the same move, the default choice, and nothing changed without
 
 from __future__ import annotations
 
+import pickle
 import sys
 
 import numpy as np
@@ -88,3 +89,19 @@ def test_without_the_extra_the_default_is_torch_and_asking_for_it_names_it(
     assert agent.inference == "torch" and agent.act(env) == 2
     with pytest.raises(MissingExtraError, match=r"needs onnx.*pip install 'boardzoo\[onnx\]'"):
         make_agent("alphazero:checkpoint=tictactoe,inference=onnxruntime")
+
+
+@pytest.mark.parametrize("inference", ["torch", "onnxruntime"])
+def test_an_agent_pickles_for_arena_worker_processes(inference):
+    agent = AlphaZeroAgent.from_checkpoint("tictactoe", simulations=50, inference=inference,
+                                           seed=0)
+    copied = pickle.loads(pickle.dumps(agent))
+    planes = _random_positions(make_env("tictactoe"), 4, 3, seed=2)
+    masks = np.ones((len(planes), 9), bool)
+    original = agent.options["evaluator"](planes, masks)
+    copy = copied.options["evaluator"](planes, masks)
+    np.testing.assert_array_equal(copy.logits, original.logits)
+    np.testing.assert_array_equal(copy.values, original.values)
+    env = make_env("tictactoe")
+    env.reset(options={"position": "XX.OO...."})
+    assert copied.inference == inference and copied.act(env) == 2

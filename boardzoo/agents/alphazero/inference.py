@@ -26,7 +26,8 @@ from boardzoo.errors import InvalidOptionError, excerpt, missing_extra
 if TYPE_CHECKING:
     from boardzoo.agents.alphazero.network import AlphaZeroNet
 
-__all__ = ["INFERENCE", "ONNX_THREADS", "Forward", "network_forward", "resolve_inference"]
+__all__ = ["INFERENCE", "ONNX_THREADS", "Forward", "OnnxForward", "TorchForward",
+           "network_forward", "resolve_inference"]
 
 #: the runtimes a network can run on ("auto": :func:`resolve_inference` picks)
 INFERENCE = ("torch", "onnxruntime")
@@ -52,28 +53,51 @@ def resolve_inference(inference: str, device: torch.device) -> str:
 
 def network_forward(net: AlphaZeroNet, inference: str) -> Forward:
     """The forward pass of ``net`` (in eval mode) on ``inference`` ("torch" or
-    "onnxruntime"; see :func:`resolve_inference`)."""
+    "onnxruntime"; see :func:`resolve_inference`); it pickles (arena worker processes)."""
     if inference == "onnxruntime":
-        return _onnx_forward(net)
-    return _torch_forward(net)
+        return OnnxForward(net)
+    return TorchForward(net)
 
 
 def _onnx_installed() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
 
 
-def _torch_forward(net: AlphaZeroNet) -> Forward:
-    device = next(net.parameters()).device
+class TorchForward:
+    """``net``'s forward pass in torch, in inference mode, on the network's device."""
 
-    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __init__(self, net: AlphaZeroNet):
+        self.net = net
+        self.device = next(net.parameters()).device
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():
-            logits, values = net(torch.from_numpy(planes).to(device))
+            logits, values = self.net(torch.from_numpy(planes).to(self.device))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
-    return forward
+
+class OnnxForward:
+    """``net``'s forward pass in ONNX Runtime on the CPU, :data:`ONNX_THREADS` intra-op
+    threads, from the graph exported when this is made; pickled as that graph."""
+
+    def __init__(self, net: AlphaZeroNet):
+        self.model = _onnx_bytes(net)
+        self._session = _session(self.model)
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = self._session.run(None, {"planes": planes})
+        return logits, values
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"model": self.model}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.model = state["model"]
+        self._session = _session(self.model)
 
 
-def _onnx_forward(net: AlphaZeroNet) -> Forward:
+def _session(model: bytes) -> Any:
+    """An ONNX Runtime session of the serialized ``model`` (MissingExtraError without it)."""
     try:
         import onnxruntime
     except ImportError as err:
@@ -81,14 +105,7 @@ def _onnx_forward(net: AlphaZeroNet) -> Forward:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = ONNX_THREADS
     options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(_onnx_bytes(net), options,
-                                           providers=["CPUExecutionProvider"])
-
-    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        logits, values = session.run(None, {"planes": planes})
-        return logits, values
-
-    return forward
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def _onnx_bytes(net: AlphaZeroNet) -> bytes:

@@ -31,7 +31,7 @@ from boardzoo.envs import checked_game, gym_id, make_env
 from boardzoo.envs.aec import check_illegal_action, snapshot_of
 from boardzoo.envs.core import OUTCOME, TO_PLAY
 from boardzoo.errors import InvalidOptionError
-from boardzoo.rl.kernels import EXTERNAL, batch_kernels
+from boardzoo.rl.kernels import EXTERNAL, Games, batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
 from boardzoo.rl.single import check_num_envs, check_opening_plies, check_seat, env_keywords
@@ -125,16 +125,8 @@ class BoardVectorEnv(VectorEnv):
         if restarting.any():
             self._restart(restarting)
         k = self._kernels
-        k.step(
-            self._states,
-            actions,
-            active,
-            self._seats,
-            self._kind,
-            self._rngs,
-            self._illegal,
-            self.game.num_actions,
-        )
+        k.step(self._games(), actions, active, self._kind, self._illegal,
+               self.game.num_actions)
         if self._kind == EXTERNAL:
             self._external_replies(active & ~self._illegal)
         k.rewards(self._states, self._seats, self._illegal, self._rewards, self._terminated)
@@ -185,18 +177,13 @@ class BoardVectorEnv(VectorEnv):
                 for k in range(1, self.num_envs)
             ]
 
+    def _games(self) -> Games:
+        """The games' arrays as the compiled step and reset take them."""
+        return Games(self._states, self._seats, self._rngs)
+
     def _restart(self, which: np.ndarray) -> None:
-        self._kernels.reset(
-            self._states,
-            self._initial,
-            which,
-            self._seats,
-            self._random_seat,
-            self.opening_plies,
-            self._kind,
-            self._rngs,
-            self.game.num_actions,
-        )
+        self._kernels.reset(self._games(), self._initial, which, self._random_seat,
+                            self.opening_plies, self._kind, self.game.num_actions)
         if self._kind == EXTERNAL:
             self._external_replies(which)
             over = which & (self._states[:, OUTCOME] != 0)  # the reply ended the opening game

@@ -481,11 +481,12 @@ def test_the_agents_keywords_are_the_configs_options_with_its_defaults():
     import typing
 
     from boardzoo.agents.alphazero import AlphaZeroAgent
-    from boardzoo.agents.mcts.config import AUTO, RECOMMENDABLE, MCTSConfig
+    from boardzoo.agents.mcts.config import AUTO, RAVE_TUNING, STRATEGY, MCTSConfig
 
     def members(hint):
         return set(typing.get_args(hint) or (hint,))
 
+    recommendable = (*STRATEGY, "rave", *RAVE_TUNING)  # the game may set: "auto" by default
     agent = inspect.signature(MCTSAgent).parameters
     hints, config_hints = typing.get_type_hints(MCTSAgent.__init__), typing.get_type_hints(
         MCTSConfig)
@@ -494,7 +495,7 @@ def test_the_agents_keywords_are_the_configs_options_with_its_defaults():
         assert name in agent and f"{name}:" in MCTSAgent.__doc__, name
         if name == "c":
             assert agent[name].default is None and field.default is None
-        elif name in RECOMMENDABLE:
+        elif name in recommendable:
             assert agent[name].default == AUTO and str in members(hints[name]), name
         else:
             assert agent[name].default == field.default, name

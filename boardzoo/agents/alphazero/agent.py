@@ -134,7 +134,8 @@ class AlphaZeroAgent(MCTSAgent):
         return batcher.stats
 
     def clear_cache(self) -> None:
-        """Forget cached network evaluations (benchmarks; after changing the weights)."""
+        """Forget cached network evaluations (benchmarks; after changing the weights under
+        torch: ONNX Runtime runs the weights the agent was made with, so make a new one)."""
         batcher = self.searcher(self._model()).batcher
         assert batcher is not None
         if batcher.cache is not None:

@@ -155,11 +155,11 @@ def pick_device(device: str | None = None) -> torch.device:
 
 class NetworkEvaluator:
     """The :class:`~boardzoo.wrappers.model.Evaluator` of a network: one forward pass per
-    batch, in inference mode, on the network's device, run by ``inference`` ("torch",
-    "onnxruntime" or "auto": :func:`~boardzoo.agents.alphazero.inference.resolve_inference`;
-    ONNX Runtime runs the weights as they are now). With ``symmetric=True`` every position
-    is evaluated under each of the game's symmetries (one larger batch) and the policies
-    (probabilities) and values are averaged."""
+    batch, run by ``inference``: "torch" (in inference mode, on the network's device),
+    "onnxruntime" (on the CPU, the weights as they are now) or "auto"
+    (:func:`~boardzoo.agents.alphazero.inference.resolve_inference`). With
+    ``symmetric=True`` every position is evaluated under each of the game's symmetries (one
+    larger batch) and the policies (probabilities) and values are averaged."""
 
     def __init__(self, net: AlphaZeroNet, game: Game | None = None, symmetric: bool = False,
                  inference: str = "auto"):

@@ -29,8 +29,7 @@ from boardzoo.agents.mcts.rules import (
 from boardzoo.errors import InvalidOptionError
 from boardzoo.wrappers.model import Evaluator
 
-__all__ = ["AUTO", "MCTSConfig", "RECOMMENDABLE", "SEARCH_OPTIONS", "STRATEGY", "config_for",
-           "search_options"]
+__all__ = ["AUTO", "MCTSConfig", "SEARCH_OPTIONS", "STRATEGY", "config_for", "search_options"]
 
 #: an option left to the game's recommendation
 AUTO = "auto"
@@ -120,9 +119,6 @@ class MCTSConfig:
 #: the search options, MCTSConfig's fields: the keywords of the same names of
 #: :class:`~boardzoo.agents.MCTSAgent` (and of AlphaZeroAgent, those it lets users set)
 SEARCH_OPTIONS = tuple(field.name for field in dataclasses.fields(MCTSConfig))
-#: the options a game may recommend: the agents' default for these is :data:`AUTO`
-#: (``c``'s is None, which reads as AUTO), for every other option MCTSConfig's default
-RECOMMENDABLE = (*STRATEGY, "rave", *RAVE_TUNING)
 
 
 def search_options(arguments: Mapping[str, Any]) -> dict[str, Any]:

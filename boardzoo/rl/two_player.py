@@ -38,7 +38,7 @@ from boardzoo.envs.aec import check_illegal_action
 from boardzoo.envs.core import Game
 from boardzoo.errors import GameOverError, IllegalActionError, InvalidOptionError
 from boardzoo.options import keyword_names
-from boardzoo.rl.kernels import SelfPlayRows, StepResults, batch_kernels
+from boardzoo.rl.kernels import batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.single import check_num_envs, check_opening_plies
 from boardzoo.rng import make_rng
@@ -113,7 +113,7 @@ class TwoPlayerVectorEnv:
         self._planes = self._new_planes()
         self._kernels.selfplay_step(
             self._rows(), actions, self.illegal_action == "lose", self._initial,
-            self.opening_plies, StepResults(rewards, terminations, illegal))
+            self.opening_plies, (rewards, terminations, illegal))  # StepResults' fields
         self._observe_in_python()
         obs = shape_observation(self._planes, self.observation_format)
         truncations = np.zeros(self.num_envs, dtype=bool)
@@ -137,10 +137,11 @@ class TwoPlayerVectorEnv:
         returns are never changed by a later one."""
         return np.empty((self.num_envs, *self.game.planes_shape), dtype=np.float32)
 
-    def _rows(self) -> SelfPlayRows:
-        """The games' arrays as the compiled step and restart take them (``_planes`` is
-        new at every call)."""
-        return SelfPlayRows(self._states, self._rngs, self._legal, self._planes, self._to_play)
+    def _rows(self) -> tuple[np.ndarray, ...]:
+        """The games' arrays as the compiled step and restart take them: the fields of
+        ``kernels.SelfPlayRows`` as a plain tuple (see :mod:`boardzoo.rl.kernels`;
+        ``_planes`` is new at every step)."""
+        return self._states, self._rngs, self._legal, self._planes, self._to_play
 
     def _check_actions(self, actions: np.ndarray) -> None:
         """IllegalActionError for the first game whose action is not legal (nothing played)."""

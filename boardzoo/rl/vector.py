@@ -31,7 +31,7 @@ from boardzoo.envs import checked_game, gym_id, make_env
 from boardzoo.envs.aec import check_illegal_action, snapshot_of
 from boardzoo.envs.core import OUTCOME, TO_PLAY
 from boardzoo.errors import InvalidOptionError
-from boardzoo.rl.kernels import EXTERNAL, Games, batch_kernels
+from boardzoo.rl.kernels import EXTERNAL, batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
 from boardzoo.rl.single import check_num_envs, check_opening_plies, check_seat, env_keywords
@@ -177,9 +177,10 @@ class BoardVectorEnv(VectorEnv):
                 for k in range(1, self.num_envs)
             ]
 
-    def _games(self) -> Games:
-        """The games' arrays as the compiled step and reset take them."""
-        return Games(self._states, self._seats, self._rngs)
+    def _games(self) -> tuple[np.ndarray, ...]:
+        """The games' arrays as the compiled step and reset take them: the fields of
+        ``kernels.Games`` as a plain tuple (see :mod:`boardzoo.rl.kernels`)."""
+        return self._states, self._seats, self._rngs
 
     def _restart(self, which: np.ndarray) -> None:
         self._kernels.reset(self._games(), self._initial, which, self._random_seat,

@@ -81,6 +81,9 @@ class TrainConfig:
     eval_games: int = 20
     eval_references: tuple[str, ...] = ("random", "mcts:simulations=100,exact_solver=False")
     device: str = "auto"
+    # what runs the network in self-play, gating and measurement: "torch", "onnxruntime"
+    # (the onnx extra) or "auto" (ONNX Runtime when installed and the device is the CPU)
+    inference: str = "auto"
     # where the gradient steps run: "driver" (this process), "actor" (a Ray actor, given a
     # GPU when the cluster has one) or "auto" (an actor on a Ray cluster's GPU when this
     # process has none, else the driver); see docs/ray.md
@@ -107,6 +110,7 @@ class TrainConfig:
             "blocks": self.blocks >= 0,
             "channels": self.channels >= 1,
             "learner": self.learner in ("auto", "driver", "actor"),
+            "inference": self.inference in ("auto", "torch", "onnxruntime"),
         }
         if self.label_share > 0 and not self.from_records:
             raise InvalidOptionError("TrainConfig: label_share needs labelled positions "

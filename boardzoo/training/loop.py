@@ -41,6 +41,7 @@ from boardzoo.envs import as_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import CheckpointError, InvalidOptionError
 from boardzoo.executor import Executor, WorkerPool, make_executor
+from boardzoo.training.agents import training_agent
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.learner import ActorLearner, Learner, LearnerInActor
 from boardzoo.training.replay import ReplayBuffer
@@ -372,13 +373,11 @@ class _Run:
     def _gate(self, best: AlphaZeroNet, iteration: int) -> Row:
         """Match the learner's network against the ``best`` one; promote it if it scores
         enough."""
-        from boardzoo.agents.alphazero.agent import AlphaZeroAgent
         from boardzoo.arena import play_match
 
         config, net = self.config, self.learner.net
-        new = AlphaZeroAgent(net, self.game, simulations=config.simulations, seed=iteration)
-        old = AlphaZeroAgent(best, self.game, simulations=config.simulations,
-                             seed=iteration + 1)
+        new = training_agent(net, self.game, config, seed=iteration)
+        old = training_agent(best, self.game, config, seed=iteration + 1)
         result = play_match(self.game, new, old, games=config.gating_games, seed=iteration,
                             opening_plies=2)
         promoted = result.score > config.gating_threshold  # AlphaGo Zero: "by > 55%"
@@ -392,12 +391,10 @@ class _Run:
     def _measure(self, iteration: int) -> Row:
         """Score and Elo of the current network's search against each fixed reference."""
         from boardzoo.agents import make_agent
-        from boardzoo.agents.alphazero.agent import AlphaZeroAgent
         from boardzoo.arena import play_match
 
         config, row = self.config, {}
-        agent = AlphaZeroAgent(self.learner.net, self.game, simulations=config.simulations,
-                               seed=iteration)
+        agent = training_agent(self.learner.net, self.game, config, seed=iteration)
         for spec in config.eval_references:
             reference = make_agent(spec, seed=iteration)
             result = play_match(self.game, agent, reference, games=config.eval_games,

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.agents.mcts.config import AUTO, MCTSConfig, config_for
+from boardzoo.agents.mcts.config import AUTO, MCTSConfig, config_for, search_options
 from boardzoo.agents.mcts.rules import visit_policy
 from boardzoo.agents.mcts.search import MCTS, UNLIMITED, Budget, RunResult
 from boardzoo.agents.mcts.summary import TreeSummary
@@ -101,6 +101,8 @@ class MCTSAgent(SearchingAgent):
             game's recommendation where ``c`` would take it (Go: 20), else 0.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
             with the highest priors.
+        pw_c: progressive widening's coefficient above (positive).
+        pw_alpha: progressive widening's exponent above, in [0, 1].
         solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
             play the shortest win (longest loss).
         implicit_minimax: alpha of implicit minimax backups (Lanctot et al. 2014): Q is
@@ -131,6 +133,8 @@ class MCTSAgent(SearchingAgent):
             parent's Q) or "loss" (-1).
         gumbel_actions: how many root actions Gumbel's sequential halving starts with
             (None: 16 with an evaluator's priors, all legal actions with uniform priors).
+        gumbel_c_visit: ``c_visit`` of Gumbel's completed-Q scores (positive; the paper's
+            50).
         batch_size: leaves evaluated per Evaluator call in one search (virtual loss keeps
             them apart); 1 is the sequential search.
         cache_size: positions whose Evaluator output is kept (0: no cache).
@@ -179,14 +183,10 @@ class MCTSAgent(SearchingAgent):
             raise InvalidOptionError(
                 "threads > 1 search more trees of playouts or heuristic evaluations; a "
                 "network's search batches its leaves instead (batch_size)")
-        #: the options resolved per game into a configuration (``AUTO``: the game decides)
-        self.options: dict[str, Any] = dict(
-            selection=selection, rollout=rollout, evaluator=evaluator,
-            implicit_minimax=implicit_minimax, rave=rave, c=AUTO if c is None else c,
-            rave_k=rave_k,
-            prior_visits=prior_visits, progressive_widening=progressive_widening, pw_c=pw_c,
-            pw_alpha=pw_alpha, solver=solver, unvisited_q=unvisited_q,
-            gumbel_actions=gumbel_actions, gumbel_c_visit=gumbel_c_visit, dirichlet=dirichlet)
+        #: the options resolved per game into a configuration (``AUTO``: the game decides);
+        #: MCTSConfig declares them, their defaults and their checks
+        self.options: dict[str, Any] = {**search_options(locals()),
+                                        "c": AUTO if c is None else c}
         config_for(None, self.options)  # every option checked now, not at the first move
         self._default_budget = simulations is None and time_limit is None  # yields to a clock
         self.simulations = DEFAULT_SIMULATIONS if self._default_budget else simulations

@@ -101,7 +101,10 @@ def play_game(agent: AlphaBetaAgent, engine: chess.engine.SimpleEngine, level: i
         if game.to_play(env.state) == boardzoo_seat:
             text = game.action_to_str(agent.act(env))
         else:
-            text = engine.play(board, chess.engine.Limit(time=move_time)).move.uci()
+            move = engine.play(board, chess.engine.Limit(time=move_time)).move
+            if move is None:
+                raise RuntimeError(f"Stockfish gave no move in {board.fen()}")
+            text = move.uci()
         env.step(game.str_to_action(text))
         board.push_uci(text)
         played.append(text)

@@ -282,8 +282,9 @@ class UciEngine:
 
         with _depth_limit(self.agent, limits.depth):
             result = search(env, clock=clock, on_progress=progress, stop=stop)
-        if self.agent.last_analysis is not None and result.engine != "alphabeta":
-            self.say(info_line(self.agent.last_analysis))  # alpha-beta reported each depth
+        final = getattr(self.agent, "last_analysis", None)
+        if final is not None and result.engine != "alphabeta":
+            self.say(info_line(final))  # alpha-beta reported each depth
         return int(result.action)
 
     def _prepare_agent(self) -> None:

@@ -125,7 +125,7 @@ def test_bench_quick_prints_ratios_and_what_it_left_out(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["arena", "chess", "--games", "2"], "unknown game 'chess'"),
+    (["arena", "shogi", "--games", "2"], "unknown game 'shogi'"),
     (["arena", "tictactoe", "--agents", "random wizard"], "unknown agent 'wizard'"),
     (["play", "go", "--option", "board_size=40"], "board_size"),
 ])

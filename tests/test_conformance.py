@@ -51,6 +51,7 @@ CONFIGS = [
     ("go", {"board_size": 19}, 5),
     ("gomoku", {}, 100),
     ("gomoku", {"board_size": 7, "win_length": 4, "exact_five": True}, 300),
+    ("chess", {}, 30),
 ]
 GAME_NAMES = sorted({name for name, _, _ in CONFIGS})
 IDS = [
@@ -154,7 +155,7 @@ def test_foreign_snapshots_are_rejected():
 
 def test_bad_options_and_names_raise_clear_errors():
     with pytest.raises(UnknownGameError, match="tictactoe"):
-        make_env("chess")
+        make_env("shogi")
     with pytest.raises(InvalidOptionError, match="render_mode"):
         make_env("tictactoe", render_mode="svg")
     with pytest.raises(InvalidOptionError, match="illegal_action"):

@@ -37,9 +37,11 @@ def connect_three():
 
 
 def test_boardzoo_games_are_registered_under_the_design_names():
-    assert list(GAMES) == ["tictactoe", "nim", "connect_four", "othello", "go", "gomoku"]
+    assert list(GAMES) == ["tictactoe", "nim", "connect_four", "othello", "go", "gomoku",
+                           "chess"]
     assert [gym_id(name) for name in GAMES] == [
-        f"boardzoo/{n}-v0" for n in ("TicTacToe", "Nim", "ConnectFour", "Othello", "Go", "Gomoku")
+        f"boardzoo/{n}-v0"
+        for n in ("TicTacToe", "Nim", "ConnectFour", "Othello", "Go", "Gomoku", "Chess")
     ]
     for name in GAMES:
         assert gym.spec(gym_id(name)).kwargs == {"game": name}
@@ -112,5 +114,5 @@ def test_register_game_rejects_what_it_cannot_register(connect_three):
 
     with pytest.raises(InvalidOptionError, match="lower-case identifier"):
         register_game(Shouting)
-    with pytest.raises(UnknownGameError, match="chess"):
-        unregister_game("chess")
+    with pytest.raises(UnknownGameError, match="shogi"):
+        unregister_game("shogi")

@@ -93,8 +93,8 @@ def test_checkpoints_that_are_not_weights_are_refused(tmp_path):
     torch.save({"weights": torch.zeros(3)}, other)
     with pytest.raises(CheckpointError, match="not a boardzoo PPO checkpoint"):
         PPOAgent(str(other))
-    with pytest.raises(CheckpointError, match="no shipped PPO checkpoint 'chess'"):
-        PPOAgent("chess")
+    with pytest.raises(CheckpointError, match="no shipped PPO checkpoint 'shogi'"):
+        PPOAgent("shogi")
 
 
 def test_board_cnn_trains_on_planes_and_a_flat_model_plays_as_an_agent():

@@ -121,7 +121,7 @@ def test_no_get_changes_state(client):
     (b"{not json", "application/json", 400, "not valid JSON"),
     (b"[1, 2]", "application/json", 400, "JSON object"),
     (b'{"game": "nim"}', "text/plain", 415, "Content-Type"),
-    (b'{"game": "chess"}', "application/json", 400, "unknown game 'chess'"),
+    (b'{"game": "shogi"}', "application/json", 400, "unknown game 'shogi'"),
     (b'{"game": "go", "options": {"board_size": "40"}}', "application/json", 400, "board_size"),
     (b'{"game": "go", "options": {"colour": "red"}}', "application/json", 400,
      "unexpected keyword argument 'colour'"),

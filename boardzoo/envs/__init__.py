@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from boardzoo.envs import chess as chess_v0
 from boardzoo.envs import connect_four as connect_four_v0
 from boardzoo.envs import go as go_v0
 from boardzoo.envs import gomoku as gomoku_v0
@@ -34,6 +35,7 @@ __all__ = [
     "EnvSnapshot",
     "Game",
     "as_game",
+    "chess_v0",
     "connect_four_v0",
     "game_class",
     "go_v0",
@@ -57,6 +59,7 @@ register_game(connect_four_v0.ConnectFour)
 register_game(othello_v0.Othello)
 register_game(go_v0.Go)
 register_game(gomoku_v0.Gomoku)
+register_game(chess_v0.Chess)
 
 
 def make_game(name: str, /, **options: Any) -> Game:

@@ -325,7 +325,8 @@ class BoardGameEnv(AECEnv):
         return self.game.position(self._state)
 
     def action_to_str(self, action: int) -> str:
-        return self.game.action_to_str(self.game.action_index(action))
+        """The action as a move in the game's notation in the current position."""
+        return self.game.move_to_str(self._state, self.game.action_index(action))
 
     def str_to_action(self, text: str) -> int:
         """The action of a move in the game's notation (e.g. "d3"); IllegalActionError if
@@ -337,7 +338,7 @@ class BoardGameEnv(AECEnv):
                 f"{type(text).__name__}; "
                 "pass an action number to step() directly"
             )
-        return self.game.str_to_action(text)
+        return self.game.str_to_move(self._state, text)
 
     # ------------------------------------------------------------------------- internals
     def _legal(self) -> np.ndarray:
@@ -377,8 +378,9 @@ class BoardGameEnv(AECEnv):
         if not isinstance(moves, (list, tuple)) or not moves:
             return None
         last = moves[-1]
-        action = self.game.str_to_action(last) if isinstance(last, str) else int(last)
-        return self.game.replay(moves[:-1]), action
+        before = self.game.replay(moves[:-1])
+        action = self.game.str_to_move(before, last) if isinstance(last, str) else int(last)
+        return before, action
 
     def _reset_bookkeeping(self) -> None:
         self.agents = list(AGENTS)

@@ -121,6 +121,8 @@ class Game(abc.ABC):
     pieces_on_intersections: ClassVar[bool] = False
     #: characters for an empty cell and the pieces of player_0 and player_1 (ansi render)
     piece_symbols: ClassVar[tuple[str, str, str]] = (".", "X", "O")
+    #: renders write each piece's letter (:meth:`symbols`) on its disc (chess)
+    lettered_pieces: ClassVar[bool] = False
     #: board background in rgb_array renders, and the two piece colours
     board_rgb: ClassVar[tuple[int, int, int]] = (222, 184, 135)
     piece_rgb: ClassVar[tuple[tuple[int, int, int], tuple[int, int, int]]] = (
@@ -165,6 +167,11 @@ class Game(abc.ABC):
     def cells(self, state: np.ndarray) -> np.ndarray:
         """The board as int8 (rows, cols): 0 empty, 1 a piece of player_0, 2 of player_1."""
 
+    def symbols(self, state: np.ndarray) -> np.ndarray:
+        """The board as text, one symbol per cell (shape as :meth:`cells`): the default is
+        ``piece_symbols`` by seat; games with several kinds of piece name each (chess)."""
+        return np.array(self.piece_symbols)[self.cells(state)]
+
     @abc.abstractmethod
     def coordinate_labels(self) -> tuple[list[str], list[str]]:
         """Row labels (top to bottom) and column labels (left to right) for renders."""
@@ -176,6 +183,17 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def str_to_action(self, text: str) -> int:
         """Parse a move in the game's notation; a malformed move raises IllegalActionError."""
+
+    def move_to_str(self, state: np.ndarray, action: int) -> str:
+        """The action as a move in ``state``, in the game's notation: for games whose actions
+        are relative to the side to move (chess), the text depends on the state; the
+        default is :meth:`action_to_str`."""
+        return self.action_to_str(action)
+
+    def str_to_move(self, state: np.ndarray, text: str) -> int:
+        """Parse a move in ``state`` (the inverse of :meth:`move_to_str`); the default is
+        :meth:`str_to_action`."""
+        return self.str_to_action(text)
 
     @abc.abstractmethod
     def position(self, state: np.ndarray) -> str:
@@ -287,10 +305,11 @@ class Game(abc.ABC):
         if not legal[index]:
             if not legal.any():
                 raise IllegalActionError(
-                    f"action {index} ({self.action_to_str(index)}) is not legal: the game is over"
+                    f"action {index} ({self.move_to_str(state, index)}) is not legal: the game "
+                    "is over"
                 )
             raise IllegalActionError(
-                f"{self.illegal_reason(state, index)}; {self._legal_summary(legal)}"
+                f"{self.illegal_reason(state, index)}; {self._legal_summary(state, legal)}"
             )
         return index
 
@@ -299,14 +318,14 @@ class Game(abc.ABC):
         in the game's own words; the default names the move."""
         return f"{self.action_to_str(action)} (action {action}) is not legal here"
 
-    def _legal_summary(self, legal: np.ndarray, shown: int = 12) -> str:
+    def _legal_summary(self, state: np.ndarray, legal: np.ndarray, shown: int = 12) -> str:
         """The legal actions, at most ``shown`` of them (big boards), and the same as moves
         in the game's notation where that is not the action numbers (Connect Four counts
         its columns from 1, Go names points), so neither is taken for the other."""
         actions = np.flatnonzero(legal).tolist()
         more = f", ... ({len(actions)} in all)" if len(actions) > shown else ""
         numbers = ", ".join(str(a) for a in actions[:shown])
-        moves = ", ".join(self.action_to_str(a) for a in actions[:shown])
+        moves = ", ".join(self.move_to_str(state, a) for a in actions[:shown])
         named = "" if moves == numbers else f" (as moves: {moves}{', ...' if more else ''})"
         return f"legal actions: {numbers}{more}{named}"
 
@@ -338,7 +357,7 @@ class Game(abc.ABC):
             )
         state = self.initial_state()
         for ply, move in enumerate(moves):
-            action = self.str_to_action(move) if isinstance(move, str) else move
+            action = self.str_to_move(state, move) if isinstance(move, str) else move
             try:
                 self.check_action(state, action)
             except IllegalActionError as err:

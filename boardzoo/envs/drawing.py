@@ -130,8 +130,12 @@ def draw_board(
         *_grid(game, rows, cols),
         *_labels(game, rows, cols),
     ]
+    letters = game.symbols(state) if game.lettered_pieces else None
     for r, c in zip(*np.nonzero(cells), strict=True):
         shapes.extend(_piece(game, int(cells[r, c]), *_centre(int(r), int(c))))
+        if letters is not None:
+            shapes.append(_letter(game, int(cells[r, c]), str(letters[r, c]),
+                                  *_centre(int(r), int(c))))
     target, changed = last_move_cells(game, *last_move, state) if last_move else (None, [])
     for cell in changed:
         shapes.append(Circle(*_centre(*divmod(cell, cols)), CELL * 0.44, None, MARK, 2, True))
@@ -150,7 +154,7 @@ def last_move_cells(
     old, new = game.cells(before).ravel(), game.cells(after).ravel()
     filled = np.flatnonzero((old == 0) & (new != 0))
     emptied = np.flatnonzero((old != 0) & (old != new))
-    named = _cell_names(game).get(game.action_to_str(action))
+    named = _cell_names(game).get(game.move_to_str(before, action))
     if filled.size == 1:
         target: int | None = int(filled[0])
     elif named is not None:
@@ -206,6 +210,11 @@ def _piece(game: Game, piece: int, x: float, y: float, scale: float = 1.0) -> li
     return [Circle(x, y, CELL * 0.42 * scale, colour, edge, 1.0)]
 
 
+def _letter(game: Game, piece: int, letter: str, x: float, y: float) -> Text:
+    """A piece's letter on its disc, in the other seat's colour."""
+    return Text(x, y, letter.upper(), CELL * 0.45, game.piece_rgb[2 - piece], bold=True)
+
+
 def _status(
     game: Game, state: np.ndarray, last_move: tuple[np.ndarray, int] | None, width: int,
     height: int,
@@ -227,7 +236,7 @@ def _status(
         x += CELL * 0.5
     shapes.append(Text(x, y, text, 13, INK, anchor="start"))
     if last_move is not None:
-        move = f"last {game.action_to_str(last_move[1])}"
+        move = f"last {game.move_to_str(*last_move)}"
         shapes.append(Text(width - MARGIN, y, move, 13, LABEL, anchor="end"))
     return shapes
 

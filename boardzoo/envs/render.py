@@ -31,13 +31,13 @@ def status_line(game: Game, state: np.ndarray) -> str:
 
 def render_ansi(game: Game, state: np.ndarray) -> str:
     """The board as text with row and column labels, then a status line."""
-    cells = game.cells(state)
+    symbols = game.symbols(state)
     row_labels, col_labels = game.coordinate_labels()
     pad = max(len(label) for label in row_labels)
     width = max(len(label) for label in col_labels)
     lines = [" " * (pad + 1) + " ".join(label.ljust(width) for label in col_labels)]
-    for label, row in zip(row_labels, cells, strict=True):
-        pieces = " ".join(game.piece_symbols[int(c)].ljust(width) for c in row)
+    for label, row in zip(row_labels, symbols, strict=True):
+        pieces = " ".join(str(symbol).ljust(width) for symbol in row)
         lines.append(f"{label.rjust(pad)} {pieces}")
     lines.append(status_line(game, state))
     return "\n".join(lines) + "\n"

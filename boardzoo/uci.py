@@ -39,7 +39,7 @@ from typing import IO, Any
 
 from boardzoo import __version__
 from boardzoo.agents import check_agent_plays, make_agent
-from boardzoo.analysis import EXACT, HEURISTIC, Analysis
+from boardzoo.analysis import EXACT, Analysis
 from boardzoo.envs import make_env
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.errors import BoardzooError, excerpt
@@ -234,7 +234,7 @@ class UciEngine:
     def _go(self, args: list[str]) -> None:
         self._halt()
         limits = parse_go(args)
-        if self.env.game.is_terminal(self.env.state):
+        if self.env.game.is_terminal(self.env.state_array):
             raise UciError("go: the game is over in this position (no legal move)")
         self._warm_up.join()
         self._stop = threading.Event()
@@ -258,15 +258,15 @@ class UciEngine:
         """One ``go``: search, report, and answer ``bestmove`` (after ``stop`` when
         infinite)."""
         env = self.env
-        clock = limits.clock(env.game.to_play(env.state), self.move_overhead_ms)
+        clock = limits.clock(env.game.to_play(env.state_array), self.move_overhead_ms)
         try:
             action = self._best_action(env, clock, limits, stop)
         except BoardzooError as err:
             self.say(f"info string {_one_line(str(err))}")
-            action = env.game.legal_actions(env.state)[0]
+            action = env.game.legal_actions(env.state_array)[0]
         if limits.infinite:
             stop.wait()
-        self.say(f"bestmove {env.game.action_to_str(action)}")
+        self.say(f"bestmove {env.action_to_str(action)}")
 
     def _best_action(self, env: BoardGameEnv, clock: ClockView | None, limits: GoLimits,
                      stop: threading.Event) -> int:
@@ -301,16 +301,15 @@ class UciEngine:
         except BoardzooError as err:
             raise UciError(f"position fen {excerpt(fen)}: {_one_line(str(err))}") from None
         for ply, text in enumerate(moves):
-            game, state = env.game, env.state
+            game, state = env.game, env.state_array
             try:
-                action = game.str_to_action(text)
+                action = env.str_to_action(text)
                 legal = not game.is_terminal(state) and bool(game.legal_mask(state)[action])
             except BoardzooError:
                 legal = False
-            if not legal:
+            if not legal or not _is_uci(text):
                 raise UciError(f"position: move {ply + 1} {excerpt(text)} is not legal in "
-                               f"{game.position(state)}; moves are UCI text such as e2e4, "
-                               "e7e8q")
+                               f"{env.position()}; moves are UCI text such as e2e4, e7e8q")
             env.step(action)
         return env
 
@@ -335,7 +334,7 @@ def uci_score(analysis: Analysis) -> str:
         return f"mate {(plies + 1) // 2}" if analysis.proven == "win" else f"mate -{plies // 2}"
     if analysis.unit == EXACT or not math.isfinite(analysis.value):
         return "cp 0"
-    return f"cp {centipawns(analysis.value, heuristic=analysis.unit == HEURISTIC)}"
+    return f"cp {centipawns(analysis.value)}"
 
 
 @contextmanager
@@ -350,6 +349,12 @@ def _depth_limit(agent: Any, depth: int | None) -> Iterator[None]:
         yield
     finally:
         agent.depth = before
+
+
+def _is_uci(text: str) -> bool:
+    """Whether ``text`` looks like a UCI move (the env also reads SAN, which UCI does not
+    allow)."""
+    return len(text) in (4, 5) and text[:4].isalnum() and text[1].isdigit() and text[3].isdigit()
 
 
 def _one_line(text: str) -> str:

@@ -18,7 +18,7 @@ from boardzoo.envs import nim as nim_v0
 from boardzoo.envs import othello as othello_v0
 from boardzoo.envs import tictactoe as tictactoe_v0
 from boardzoo.envs.aec import BoardGameEnv, EnvSnapshot
-from boardzoo.envs.core import Game
+from boardzoo.envs.core import DeclaredKnowledge, Game
 from boardzoo.envs.registry import (
     GAMES,
     game_class,
@@ -59,6 +59,8 @@ register_game(connect_four_v0.ConnectFour)
 register_game(othello_v0.Othello)
 register_game(go_v0.Go)
 register_game(gomoku_v0.Gomoku)
+# chess's search knowledge, declared here while envs/chess.py does not declare it itself
+chess_v0.Chess.knowledge = DeclaredKnowledge("boardzoo.knowledge.chess:KNOWLEDGE")
 register_game(chess_v0.Chess)
 
 

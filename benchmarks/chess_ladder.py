@@ -90,25 +90,25 @@ def play_game(agent: AlphaBetaAgent, engine: chess.engine.SimpleEngine, level: i
     game = env.game
     board = chess.Board()
     for text in BOOK[opening][1].split():
-        env.step(game.str_to_action(text))
+        env.step(env.str_to_action(text))
         board.push_uci(text)
     boardzoo_seat = 0 if colour == "white" else 1
     agent.reseed(opening)
     played: list[str] = []
-    while not game.is_terminal(env.state):
+    while not game.is_terminal(env.state_array):
         if max_plies is not None and len(played) >= max_plies:
             return Game(level, opening, colour, 0.5, "adjudicated", played)
-        if game.to_play(env.state) == boardzoo_seat:
-            text = game.action_to_str(agent.act(env))
+        if game.to_play(env.state_array) == boardzoo_seat:
+            text = env.action_to_str(agent.act(env))
         else:
             move = engine.play(board, chess.engine.Limit(time=move_time)).move
             if move is None:
                 raise RuntimeError(f"Stockfish gave no move in {board.fen()}")
             text = move.uci()
-        env.step(game.str_to_action(text))
+        env.step(env.str_to_action(text))
         board.push_uci(text)
         played.append(text)
-    returns = game.returns(env.state)
+    returns = game.returns(env.state_array)
     return Game(level, opening, colour, (float(returns[boardzoo_seat]) + 1) / 2,
                 _ending(board), played)
 

@@ -103,6 +103,9 @@ _NODES, _HORIZON, _ABORTED, _ABORTABLE, _STAMP_NOW, _ROOT_MOVE, _STOP = 0, 1, 2,
 _STATS = 7
 _CHECK_EVERY = 1023  # read the clock when nodes & _CHECK_EVERY == 0
 _TT_MOVE, _KILLER = 1 << 58, 1 << 56
+# booleans passed to the recursive search as typed values: literal True/False arguments would
+# make specialisations that numba's cache cannot link in another process (numba issue 6713)
+_YES, _NO = np.bool_(True), np.bool_(False)
 _TACTICAL = 3 << 56  # tactical moves come after the table's move, before the killers
 #: null-move pruning: the reduction, and the least depth it is tried at
 _NULL_REDUCTION, _NULL_MIN_DEPTH = 2, 3
@@ -342,7 +345,7 @@ def _negamax(
     if checked:
         depth += 1
     if depth <= 0 or ply + 2 >= work.states.shape[0]:
-        return _quiesce(tag, work, ply, alpha, beta, deadline, False)
+        return _quiesce(tag, work, ply, alpha, beta, deadline, _NO)
     key = position_key(tag, state)
     slot, table_move, settled, score = _lookup(table, stats, key, ply, depth, alpha, beta)
     if settled:
@@ -354,7 +357,7 @@ def _negamax(
         child[:] = state
         if null_move(tag, child):
             score = -_negamax(tag, table, work, ply + 1, depth - 1 - _NULL_REDUCTION, -beta,
-                              -beta + 1, deadline, False)
+                              -beta + 1, deadline, _NO)
             if stats[_ABORTED]:
                 return 0
             if score >= beta:
@@ -385,7 +388,7 @@ def _negamax(
                 -high,
                 -alpha,
                 deadline,
-                True,
+                _YES,
             )
             if stats[_ABORTED] or not (alpha < score and (null_window and score < beta
                                                            or reduction > 0)):
@@ -456,7 +459,7 @@ def _quiesce(tag, work, ply, alpha, beta, deadline, new_node):
         move = work.moves[ply, i]
         child[:] = state
         apply(tag, child, move)
-        score = -_quiesce(tag, work, ply + 1, -beta, -alpha, deadline, True)
+        score = -_quiesce(tag, work, ply + 1, -beta, -alpha, deadline, _YES)
         if stats[_ABORTED]:
             return 0
         if score > best:
@@ -485,7 +488,7 @@ def _iterate(tag, table, work, depth, deadline):
         -infinity,
         infinity,
         deadline,
-        False,
+        _NO,
     )
 
 

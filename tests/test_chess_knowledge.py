@@ -147,3 +147,20 @@ def test_default_mcts_takes_a_hanging_queen():
     env = env_at("4k3/8/8/3q4/8/4N3/8/4K3 w - - 0 1")
     action = MCTSAgent(simulations=400, seed=0).act(env)
     assert env.action_to_str(action) == "e3d5"
+
+
+@pytest.mark.slow
+def test_alphazero_network_trains_and_resumes_on_chess(tmp_path):
+    """The AlphaZero network for chess (8x8x21 planes in, AlphaZero's 4,672 actions out): an
+    iteration of self-play and learning, then a resumed second one (no strength asked)."""
+    from boardzoo.training import train
+    from boardzoo.training.config import TrainConfig
+
+    tiny = dict(minutes=None, iterations=1, blocks=1, channels=8, games_per_iteration=2,
+                parallel_games=2, simulations=8, fast_simulations=4, full_search_prob=0.5,
+                batch_size=16, replay_window=500, eval_every=0, train_steps_per_iteration=2)
+    first = train("chess", TrainConfig(**tiny), out=tmp_path / "run", progress=False)
+    assert (first.iteration, first.step) == (1, 2)
+    resumed = train("chess", out=tmp_path / "run", resume=True, progress=False,
+                    changes={"iterations": 2})
+    assert (resumed.iteration, resumed.step) == (2, 4)

@@ -13,8 +13,17 @@ the solver's reach, it runs a negamax alpha-beta search compiled with numba:
   by the knowledge's ``key_kernel``; a game without one gets a hash of its whole
   state array (correct, but slower, and transpositions that differ in move history, e.g.
   a stored move list, are not merged);
-* move ordering: the table's move, two killer moves per ply, the history heuristic, then a
-  seeded random order, which is also how ``seed`` breaks ties among equal moves.
+* move ordering: the table's move, the knowledge's tactical moves by their value, two killer
+  moves per ply, the history heuristic, then a seeded random order, which is also how
+  ``seed`` breaks ties among equal moves;
+* where the knowledge has tactics (``tactical_kernel``, ``in_check_kernel``; chess): a
+  quiescence search at the horizon through the tactical moves (standing pat on the
+  evaluation; every move when in check), a ply more for a side in check, and, where the
+  knowledge allows, null-move pruning (``null_move_kernel``: a pass searched
+  :data:`_NULL_REDUCTION` plies shallower, never in check) and late-move reductions
+  (``late_move_reductions``: quiet moves after the first :data:`_FULL_MOVES` a ply
+  shallower, two after three times as many, searched again in full when they beat alpha).
+  Games without them compile none of it.
 
 Values are from the side to move's view. At the horizon the search scores a position with
 ``evaluator`` if given, else the knowledge's ``evaluate_kernel``, else 0 (each in

@@ -20,6 +20,7 @@ CASES = [
     ("mcts", "tictactoe", "mcts:simulations=50"),
     ("alphabeta", "tictactoe", "alphabeta:depth=3"),
     ("vector", "tictactoe", ""),
+    ("alphabeta", "chess", "alphabeta:depth=2"),
 ]
 
 

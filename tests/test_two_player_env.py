@@ -21,6 +21,7 @@ CONFIGS = [
     ("go", {"board_size": 5, "ko": "situational"}, 300),
     ("go", {"board_size": 9}, 100),
     ("gomoku", {"board_size": 9}, 100),
+    ("chess", {}, 30),
 ]
 
 

@@ -77,7 +77,11 @@ REFERENCES = {
         playout_target=2.0,
     ),
     "gomoku": Reference(openspiel="gomoku", playout_target=2.0),
+    "chess": Reference(pettingzoo="chess_v6", openspiel="chess", aec_target=10.0),
 }
+#: perft depths: ours from the start position (the issue's figure: perft(5) in at most 2 s,
+#: 2.4 M leaves/s), python-chess's shallower (its perft(5) takes about 15 s)
+PERFT_DEPTH, PYTHON_CHESS_PERFT_DEPTH, PERFT_TARGET = 5, 3, 7.5
 
 
 def label(game: str) -> str:
@@ -263,5 +267,36 @@ def _openspiel_game(name: str | None, options: dict):
     return pyspiel.load_game(name, options) if name else None
 
 
+def python_chess_perft(board, depth: int) -> int:
+    """Leaves of python-chess's legal move tree, the last ply counted, not played (as
+    :func:`boardzoo.envs.chess_moves.perft` counts)."""
+    if depth == 1:
+        return board.legal_moves.count()
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += python_chess_perft(board, depth - 1)
+        board.pop()
+    return total
+
+
+def bench_perft(game: str, settings: Settings) -> list[Row]:
+    """Chess perft leaves/s from the start position, against python-chess's move generator
+    (the one PettingZoo's chess_v6 runs on), measured in turn."""
+    import chess
+
+    from boardzoo.envs.chess_moves import perft
+
+    start = make_env(game).game.initial_state()
+    ours = lambda: int(perft(start, PERFT_DEPTH))  # noqa: E731
+    board = chess.Board()
+    theirs = lambda: python_chess_perft(board, PYTHON_CHESS_PERFT_DEPTH)  # noqa: E731
+    m = interleaved_rates(ours, theirs, settings)
+    return [Row(label(game), f"perft({PERFT_DEPTH}) from the start", "leaves/s", m.ours,
+                m.theirs, f"python-chess perft({PYTHON_CHESS_PERFT_DEPTH})", PERFT_TARGET,
+                spread=m.spread)]
+
+
 BENCHMARKS = [Benchmark(bench_pettingzoo, "AEC loop and clone+restore"),
-              Benchmark(bench_playouts, "random playouts")]
+              Benchmark(bench_playouts, "random playouts"),
+              Benchmark(bench_perft, "perft", ("chess",))]

@@ -61,6 +61,8 @@ the kernels are in :mod:`boardzoo.envs.chess_moves`.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import numpy as np
 
 from boardzoo.envs import chess_moves as cm
@@ -152,7 +154,7 @@ def parse_fen(text: str) -> np.ndarray:
     return state
 
 
-def _bad_fen(text: str, problem: str) -> None:
+def _bad_fen(text: str, problem: str) -> NoReturn:
     raise InvalidPositionError(f"FEN {excerpt(text)} is not a chess position: {problem}")
 
 
@@ -193,7 +195,8 @@ def _castling(state: np.ndarray, field: str, text: str) -> int:
     for letter, flag, king, rook in _CASTLING_TEXT:
         colour = 0 if letter.isupper() else 1
         own = _bits(state, cm.COLOURS + colour)
-        kings, rooks = own & _bits(state, cm.PIECES + cm.KING), own & _bits(state, cm.PIECES + cm.ROOK)
+        kings = own & _bits(state, cm.PIECES + cm.KING)
+        rooks = own & _bits(state, cm.PIECES + cm.ROOK)
         if letter in field and kings >> king & 1 and rooks >> rook & 1:
             rights |= flag
     return rights
@@ -437,9 +440,10 @@ class Chess(Game):
             for action in self.legal_actions(state):
                 if san(state, action).rstrip("+#") == wanted:
                     return action
+        san_too = "" if uci_only else " or a legal SAN move (Nf3, exd5, O-O)"
         raise IllegalActionError(
             f"{excerpt(text)} is not a chess move here: use UCI (from and to square, and the "
-            f"piece a pawn promotes to: e2e4, e7e8q){'' if uci_only else ' or a legal SAN move (Nf3, exd5, O-O)'}"
+            f"piece a pawn promotes to: e2e4, e7e8q){san_too}"
         )
 
     def _action_of(self, state: np.ndarray, move: int, text: str) -> int:
@@ -449,7 +453,8 @@ class Chess(Game):
         frm, to = move % 64 ^ 56 * seat, move // 64 % 64 ^ 56 * seat
         promo = move // 4096
         if promo and not (frm // 8 == 6 and to // 8 == 7 and abs(to % 8 - frm % 8) <= 1):
-            raise IllegalActionError(f"{excerpt(text)} promotes from a square no pawn promotes from")
+            raise IllegalActionError(
+                f"{excerpt(text)} promotes from a square no pawn promotes from")
         if not promo and cm.PLANE_OF[frm, to] < 0:
             raise IllegalActionError(f"{excerpt(text)} is no queen or knight move: never legal")
         return int(cm.action_of_move(move, seat))

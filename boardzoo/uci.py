@@ -146,6 +146,7 @@ class UciEngine:
         check_agent_plays(self.agent, self.env.game)
         self.finished = False
         self._search: threading.Thread | None = None
+        self._infinite = False
         self._stop = threading.Event()
         self._handlers: dict[str, Callable[[list[str]], None]] = {
             "uci": self._uci, "isready": self._isready, "ucinewgame": self._ucinewgame,
@@ -237,6 +238,7 @@ class UciEngine:
         if self.env.game.is_terminal(self.env.state_array):
             raise UciError("go: the game is over in this position (no legal move)")
         self._warm_up.join()
+        self._infinite = limits.infinite
         self._stop = threading.Event()
         self._search = threading.Thread(target=self._think, args=(limits, self._stop),
                                         daemon=True, name="boardzoo-uci-search")
@@ -245,6 +247,13 @@ class UciEngine:
     def _quit(self, args: list[str]) -> None:
         self._halt()
         self.finished = True
+
+    def end_of_input(self) -> None:
+        """The input has ended: a search with a limit finishes and answers ``bestmove``
+        (an infinite one is stopped), then the engine quits."""
+        if self._search is not None and not self._infinite:
+            self._search.join()
+        self._quit([])
 
     # ---------------------------------------------------------------------- the search
     def _halt(self) -> None:
@@ -369,12 +378,12 @@ def _stdout_writer() -> Callable[[str], None]:
 
 
 def serve(engine: UciEngine, stdin: IO[str] | None = None) -> None:
-    """Act on UCI commands from ``stdin`` until ``quit`` or the end of input (which stops a
-    running search)."""
+    """Act on UCI commands from ``stdin`` until ``quit`` or the end of input (after which a
+    search with a limit still answers its ``bestmove``)."""
     stream = stdin or sys.stdin
     while not engine.finished:
         line = stream.readline()
         if not line:
-            engine.handle("quit")
+            engine.end_of_input()
             break
         engine.handle(line)

@@ -130,3 +130,15 @@ def test_score_text():
     assert uci_score(analysis(-1.0, "loss", ("a", "b"))) == "mate -1"
     assert uci_score(analysis(0.0, None, ())) == "cp 0"
     assert uci_score(analysis(0.5, None, ())).startswith("cp 3")  # 600 atanh(0.5) = 330
+
+
+def test_end_of_input_lets_a_limited_search_answer():
+    import io
+
+    from boardzoo.uci import serve
+
+    out: list[str] = []
+    engine = UciEngine(agent="alphabeta", write=out.append)
+    serve(engine, io.StringIO("position startpos\ngo depth 2\n"))
+    assert engine.finished and out[-1].startswith("bestmove ")
+    assert [line.split()[2] for line in out if line.startswith("info depth")] == ["1", "2"]

@@ -21,7 +21,7 @@ the search returns its best move so far.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "Analysis",
     "MoveStat",
     "ProgressFn",
+    "line_texts",
     "move_texts",
 ]
 
@@ -126,13 +127,58 @@ ProgressFn = Callable[[Analysis], None]
 
 
 def move_texts(env_or_model: Any) -> Callable[[int], str]:
-    """The function that writes an action in the game's notation (``str(action)`` for envs
-    that have none)."""
-    game = getattr(env_or_model, "game", None)
-    if game is None:
-        game = getattr(getattr(env_or_model, "unwrapped", None), "game", None)
+    """The function that writes an action of the current position's side to move in the
+    game's notation (``str(action)`` for envs that have none)."""
+    game = _game_of(env_or_model)
     writer = getattr(game, "action_to_str", None)
-    return writer if callable(writer) else str
+    if not callable(writer):
+        return str
+    if not _names_moves_by_position(game):
+        return writer
+    root = _root_of(env_or_model)
+    return lambda action: game.move_to_str(root, action)
+
+
+def line_texts(env_or_model: Any) -> Callable[[Sequence[int]], tuple[str, ...]]:
+    """The function that writes a line of moves from the current position (a principal
+    variation), each in the position it is played in where the game's notation depends on
+    it (chess numbers its actions from the mover's side); the text stops before a move that
+    is not legal where it stands."""
+    game = _game_of(env_or_model)
+    text = move_texts(env_or_model)
+    if not _names_moves_by_position(game):
+        return lambda actions: tuple(text(a) for a in actions)
+    root = _root_of(env_or_model)
+
+    def write(actions: Sequence[int]) -> tuple[str, ...]:
+        state, texts = root, []
+        for action in actions:
+            if not game.legal_mask(state)[action]:
+                break
+            texts.append(game.move_to_str(state, action))
+            state = game.step(state, action)
+        return tuple(texts)
+
+    return write
+
+
+def _game_of(env_or_model: Any) -> Any:
+    game = getattr(env_or_model, "game", None)
+    return game if game is not None else getattr(
+        getattr(env_or_model, "unwrapped", None), "game", None)
+
+
+def _names_moves_by_position(game: Any) -> bool:
+    """Whether the game writes a move differently by position (overrides move_to_str)."""
+    from boardzoo.envs.core import Game
+
+    return isinstance(game, Game) and type(game).move_to_str is not Game.move_to_str
+
+
+def _root_of(env_or_model: Any) -> np.ndarray:
+    """The current position's state array of a model (``root()``) or a boardzoo env."""
+    root = getattr(env_or_model, "root", None)
+    return root() if callable(root) else env_or_model.unwrapped.state_array
 
 
 def _plain(value: Any) -> Any:

@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "game",
         nargs="?",
         default=None,
-        help="game name (tictactoe, nim, connect_four, othello, go, gomoku); "
+        help="game name (tictactoe, nim, connect_four, othello, go, gomoku, chess); "
         f"default: {DEFAULT_GAME}",
     )
     arena.add_argument(

@@ -4,6 +4,12 @@ game ends) and PettingZoo's chess_v6 (the action layout)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import chess
 import numpy as np
 import pytest
@@ -14,6 +20,7 @@ from boardzoo.envs import make_env
 from boardzoo.envs.chess import START_FEN, Chess, end_reason, fen, san
 from boardzoo.envs.core import DRAW, P0_WINS, P1_WINS
 from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.rng import make_rng
 
 GAME = Chess()
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -33,6 +40,11 @@ PERFT = [
 @pytest.mark.parametrize("text, depth, leaves", PERFT, ids=lambda x: str(x)[:12])
 def test_perft_counts_are_the_published_ones(text, depth, leaves):
     assert cm.perft(GAME.parse_position(text), depth) == leaves
+
+
+@pytest.mark.slow
+def test_perft_6_from_the_start():
+    assert cm.perft(GAME.initial_state(), 6) == 119_060_324
 
 
 def _python_chess_end(board: chess.Board) -> str | None:
@@ -193,6 +205,17 @@ def test_positions_round_trip_along_random_games():
         state = GAME.step(state, int(rng.choice(GAME.legal_actions(state))))
 
 
+def test_states_that_disagree_with_their_position_are_refused():
+    state = GAME.replay(["g1f3", "g8f6"])
+    GAME.validate_state(state)
+    for slot, value, says in [(cm.REPS, 0, "repetition window"), (cm.KEY, 12345, "disagree"),
+                              (cm.KEYS, 1, "disagree"), (cm.EP, 20, "disagree")]:
+        broken = state.copy()
+        broken[slot] = value
+        with pytest.raises(InvalidPositionError, match=says):
+            GAME.validate_state(broken)
+
+
 def test_observations_are_from_the_observers_side():
     state = GAME.initial_state()
     white, black = GAME.observe(state, 0), GAME.observe(state, 1)
@@ -209,3 +232,39 @@ def test_renders_label_files_and_ranks():
     text = env.render()
     assert text.splitlines()[0].split() == list("abcdefgh")
     assert text.splitlines()[1].split() == ["8", *"rnbqkbnr"]
+    assert env._repr_svg_().count(">K</text>") == 2  # each king's letter on its disc
+
+
+def plain_python_results() -> dict:
+    """Results the test below computes both compiled and under NUMBA_DISABLE_JIT=1."""
+    state = GAME.initial_state()
+    cm.playout_kernel(state, make_rng(3))
+    return {"perft": cm.perft(GAME.parse_position(KIWIPETE), 2), "playout": GAME.position(state)}
+
+
+def test_kernels_without_jit_match_compiled():
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
+            "from test_chess import plain_python_results; "
+            "print(json.dumps(plain_python_results()))")
+    out = subprocess.run([sys.executable, "-W", "error", "-c", code, str(Path(__file__).parent)],
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True,
+                         text=True, check=True, cwd=Path(__file__).parents[1])
+    assert json.loads(out.stdout) == plain_python_results()
+
+
+def test_search_lines_are_written_move_by_move_from_the_side_to_move():
+    from boardzoo.agents import AlphaBetaAgent, MCTSAgent
+
+    env = make_env("chess")
+    env.reset(options={"moves": ["e2e4"]})  # black to move: its actions are rank-flipped
+    for agent in (AlphaBetaAgent(depth=3, seed=0), MCTSAgent(simulations=30, seed=0)):
+        agent.search(env)
+        analysis = agent.last_analysis
+        board = chess.Board()
+        board.push_uci("e2e4")
+        assert analysis.move == analysis.pv[0] and len(analysis.pv) >= 2
+        for move in analysis.pv:  # every move legal where it is played, as python-chess says
+            board.push_uci(move)
+        for stat in analysis.moves:
+            assert chess.Move.from_uci(stat.move) in chess.Board(fen(env.unwrapped.state_array)
+                                                                 ).legal_moves

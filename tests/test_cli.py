@@ -56,7 +56,8 @@ def test_every_game_has_its_own_default_agents_and_opponent():
         "alphazero:checkpoint=tictactoe,simulations=200"]
     assert default_agents(make_game("othello", board_size=6))[-1] == (
         "alphazero:checkpoint=othello_6x6,simulations=200")
-    for name, small in (("nim", 1000), ("othello", 1000), ("go", 100), ("gomoku", 100)):
+    for name, small in (("nim", 1000), ("othello", 1000), ("go", 100), ("gomoku", 100),
+                        ("chess", 100)):
         assert default_agents(make_game(name)) == [
             "random", "alphabeta:time_limit=0.05", f"mcts:simulations={small}",
             f"mcts:simulations={10 * small}"], name

@@ -26,8 +26,10 @@ ALPHABETA_SECONDS = 0.05
 ALPHAZERO_SIMULATIONS = 200
 #: the round robin's two MCTS budgets (simulations a move) where a game needs others than
 #: the 1,000 and 10,000 of the small boards: Go's and Gomoku's searches are slower per
-#: simulation (knowledge in every playout) and their games much longer
-MCTS_BUDGETS: dict[str, tuple[int, int]] = {"go": (100, 1000), "gomoku": (100, 1000)}
+#: simulation (knowledge in every playout) and their games much longer, and chess's random
+#: playouts run a few hundred plies each
+MCTS_BUDGETS: dict[str, tuple[int, int]] = {"go": (100, 1000), "gomoku": (100, 1000),
+                                            "chess": (100, 1000)}
 _DEFAULT_BUDGETS = (1000, 10000)
 
 

@@ -17,13 +17,12 @@ Values are from the side to move's view, in the result's ``unit``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from boardzoo.agents.swindle import plan_swindle
-from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, move_texts
+from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, line_texts, move_texts
 from boardzoo.errors import GameOverError, InvalidOptionError
 from boardzoo.knowledge.base import (
     Solution,
@@ -262,27 +261,26 @@ def outcome_name(value: float) -> str:
 
 
 def analysis_of(model: Any, result: SearchResult, final: bool) -> Analysis:
-    """``result`` as an :class:`Analysis` (moves in the game's notation, each written in the
-    position it is played from): MCTS's root moves most visited first, each with its
-    principal variation; otherwise the chosen move."""
-    write = _line_writer(model)
+    """``result`` as an :class:`Analysis` (moves in the game's notation): MCTS's root moves
+    most visited first, each with its principal variation; otherwise the chosen move."""
+    text, line = move_texts(model), line_texts(model)
     lines = result.lines or {result.action: result.pv}
     if result.visits is not None:
-        moves = _root_moves(result, lines, write)
+        moves = _root_moves(result, lines, text, line)
     else:
         value = None if np.isnan(result.value) else float(result.value)
-        moves = (MoveStat(result.action, write([result.action])[0], 0, value, None,
-                          write(result.pv)),)
+        moves = (MoveStat(result.action, text(result.action), 0, value, None,
+                          line(result.pv)),)
     return Analysis(
         action=result.action,
-        move=write([result.action])[0],
+        move=text(result.action),
         value=float(result.value),
         unit=result.unit,
         exact=result.exact,
         nodes=result.nodes,
         depth=result.depth,
         elapsed=result.seconds,
-        pv=write(result.pv),
+        pv=line(result.pv),
         moves=moves,
         proven=result.proven,
         engine=result.engine,
@@ -290,31 +288,7 @@ def analysis_of(model: Any, result: SearchResult, final: bool) -> Analysis:
     )
 
 
-LineWriter = Callable[[Sequence[int]], tuple[str, ...]]
-
-
-def _line_writer(model: Any) -> LineWriter:
-    """Writes a line of actions from the model's root in the game's notation, each move in
-    the position it is played from (chess writes an action by the side to move); a line
-    that runs past the game's end stops there."""
-    if not isinstance(model, GameModel):
-        text = move_texts(model)
-        return lambda line: tuple(text(int(a)) for a in line)
-    game, root = model.game, model.root()
-
-    def write(line: Sequence[int]) -> tuple[str, ...]:
-        state, texts = root.copy(), []
-        for action in line:
-            texts.append(game.move_to_str(state, int(action)))
-            if game.is_terminal(state):
-                break
-            game.kernels.apply(state, int(action))
-        return tuple(texts)
-
-    return write
-
-
-def _root_moves(result: SearchResult, lines: dict[int, list[int]], write: LineWriter,
+def _root_moves(result: SearchResult, lines: dict[int, list[int]], text: Any, line: Any,
                 ) -> tuple[MoveStat, ...]:
     """Every root move with a visit or a prior, most visited first."""
     visits, q, prior = result.visits, result.q, result.prior
@@ -322,8 +296,8 @@ def _root_moves(result: SearchResult, lines: dict[int, list[int]], write: LineWr
     listed = np.flatnonzero((visits > 0) | (prior > 0))
     order = sorted(listed, key=lambda a: (-visits[a], -prior[a]))
     return tuple(
-        MoveStat(int(a), write([int(a)])[0], int(visits[a]),
+        MoveStat(int(a), text(int(a)), int(visits[a]),
                  None if np.isnan(q[a]) else float(q[a]), float(prior[a]),
-                 write(lines.get(int(a), [int(a)])))
+                 line(lines.get(int(a), [int(a)])))
         for a in order
     )

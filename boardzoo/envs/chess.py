@@ -383,6 +383,7 @@ class Chess(Game):
                       playout=cm.playout_kernel, playout_trace=cm.playout_trace_kernel,
                       observe=cm.observe_kernel)
     piece_symbols = (".", "W", "B")
+    lettered_pieces = True
     board_rgb = (181, 136, 99)
     piece_rgb = ((245, 245, 240), (30, 30, 30))
     position_format = ('FEN, e.g. "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", '

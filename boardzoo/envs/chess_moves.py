@@ -402,7 +402,7 @@ def generate_moves(state, moves):
     ksq = lsb(state[PIECES + KING] & own)
     n = _king_moves(state, moves, 0, us, ksq, own, occ)
     checkers = attackers(state, ksq, occ, opp, 1 - us)
-    if checkers & (checkers - _ONE):
+    if checkers and checkers & (checkers - _ONE):
         return n  # double check: only the king moves
     mask = ~own
     if checkers:

@@ -29,6 +29,7 @@ INTERRUPTED = {
     "play": "the game was abandoned",
     "bench": "no figures were written",
     "gtp": "the engine stopped",
+    "uci": "the engine stopped",
     "serve": "the server stopped",
 }
 
@@ -298,6 +299,17 @@ def build_parser() -> argparse.ArgumentParser:
                      "work and the controller's lag (default 0.25)")
     gtp.add_argument("--seed", type=_seed, default=None)
 
+    uci = commands.add_parser(
+        "uci",
+        help="play chess as a UCI engine on stdin/stdout (chess GUIs, cutechess-cli)",
+        description="A UCI engine on stdin/stdout: add it to a chess GUI as the command "
+        "'boardzoo uci'. go takes movetime, wtime/btime/winc/binc/movestogo, depth, nodes and "
+        "infinite; see docs/uci.md.",
+    )
+    uci.add_argument("--agent", default=None,
+                     help="agent spec (default: alphabeta, with chess's evaluation)")
+    uci.add_argument("--seed", type=_seed, default=None)
+
     bench = commands.add_parser(
         "bench",
         help="speed figures as ratios against references measured in the same run",
@@ -352,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     commands = {"arena": run_arena, "play": run_play, "train": run_train, "label": run_label,
-                "serve": run_serve, "gtp": run_gtp, "compile": run_compile, "bench": run_bench}
+                "serve": run_serve, "gtp": run_gtp, "uci": run_uci, "compile": run_compile, "bench": run_bench}
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
     try:
@@ -838,6 +850,13 @@ def run_gtp(args: argparse.Namespace) -> int:
         move_time=DEFAULT_MOVE_TIME if args.move_time is None else (args.move_time or None),
     )
     serve(engine)
+    return 0
+
+
+def run_uci(args: argparse.Namespace) -> int:
+    from boardzoo.uci import UciEngine, serve
+
+    serve(UciEngine(agent=args.agent, seed=args.seed))
     return 0
 
 

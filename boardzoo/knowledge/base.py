@@ -93,6 +93,15 @@ class GameKnowledge(Protocol):
     * ``prior_kernel(state, mask, out, values)``: compiled move priors for a PUCT search
       (``out``: a distribution over the legal actions of ``mask``; ``values``: the moves'
       heuristic values, or zeros);
+    * alpha-beta's tactics (:mod:`boardzoo.agents.alphabeta`): ``tactical_kernel(state,
+      action) -> int``: > 0 for a legal move that changes the material (a capture, a
+      promotion), searched by the quiescence search and ordered before quiet moves by this
+      value (most valuable victim, least valuable attacker), 0 for a quiet move;
+      ``in_check_kernel(state) -> bool``: the side to move is in check (its node is extended
+      by a ply, never stands pat and is never reduced); ``null_move_kernel(state) -> bool``:
+      pass in place where passing is a safe test (False, the state unusable, where it is
+      not: zugzwang-prone positions), for null-move pruning; ``late_move_reductions``:
+      search late quiet moves a ply shallower first;
     * ``search_defaults``: :class:`SearchDefaults`.
     """
 
@@ -125,6 +134,14 @@ class GameKnowledge(Protocol):
     @property
     def prior_kernel(self) -> Kernel | None: ...
     @property
+    def tactical_kernel(self) -> Kernel | None: ...
+    @property
+    def in_check_kernel(self) -> Kernel | None: ...
+    @property
+    def null_move_kernel(self) -> Kernel | None: ...
+    @property
+    def late_move_reductions(self) -> bool: ...
+    @property
     def search_defaults(self) -> SearchDefaults: ...
 
 
@@ -146,6 +163,10 @@ class Knowledge:
     playout_trace_kernel: Kernel | None = None
     playout_value_kernel: Kernel | None = None
     prior_kernel: Kernel | None = None
+    tactical_kernel: Kernel | None = None
+    in_check_kernel: Kernel | None = None
+    null_move_kernel: Kernel | None = None
+    late_move_reductions: bool = False
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 
 

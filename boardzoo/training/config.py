@@ -29,6 +29,7 @@ DIRICHLET_ALPHA = {
     "othello": 1.0,  # ~8-10 moves in mid-game
     "go": 0.1,  # ~80 on 9x9
     "gomoku": 0.05,  # ~200 on 15x15
+    "chess": 0.3,  # ~35, AlphaZero's own value
 }
 
 

@@ -364,7 +364,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     commands = {"arena": run_arena, "play": run_play, "train": run_train, "label": run_label,
-                "serve": run_serve, "gtp": run_gtp, "uci": run_uci, "compile": run_compile, "bench": run_bench}
+                "serve": run_serve, "gtp": run_gtp, "uci": run_uci, "compile": run_compile,
+                "bench": run_bench}
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
     try:

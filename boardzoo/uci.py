@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
-from boardzoo import __version__
+from boardzoo import __version__, compile_progress
 from boardzoo.agents import check_agent_plays, make_agent
 from boardzoo.analysis import EXACT, Analysis
 from boardzoo.envs import make_env
@@ -381,9 +381,11 @@ def serve(engine: UciEngine, stdin: IO[str] | None = None) -> None:
     """Act on UCI commands from ``stdin`` until ``quit`` or the end of input (after which a
     search with a limit still answers its ``bestmove``)."""
     stream = stdin or sys.stdin
-    while not engine.finished:
-        line = stream.readline()
-        if not line:
-            engine.end_of_input()
-            break
-        engine.handle(line)
+    # a search compiling on first use (once per installation) is shown to the GUI as it goes
+    with compile_progress.listening(lambda step: engine.say(f"info string {step.text()}")):
+        while not engine.finished:
+            line = stream.readline()
+            if not line:
+                engine.end_of_input()
+                break
+            engine.handle(line)

@@ -142,3 +142,27 @@ def test_end_of_input_lets_a_limited_search_answer():
     serve(engine, io.StringIO("position startpos\ngo depth 2\n"))
     assert engine.finished and out[-1].startswith("bestmove ")
     assert [line.split()[2] for line in out if line.startswith("info depth")] == ["1", "2"]
+
+
+def test_code_compiling_while_the_engine_runs_is_shown_as_info_strings():
+    import io
+
+    from numba import njit
+
+    from boardzoo import compile_progress
+    from boardzoo.uci import serve
+
+    out: list[str] = []
+    engine = UciEngine(agent="alphabeta:depth=1", write=out.append)
+
+    class Input(io.StringIO):
+        def readline(self, *args):  # a first-use compile happens while the engine serves
+            with compile_progress.quiet(), compile_progress.unit("chess", "a search"):
+                njit(lambda x: x + 1)(1)
+            return super().readline(*args)
+
+    serve(engine, Input("isready\nquit\n"))
+    shown = [line for line in out if line.startswith("info string compil")]
+    assert shown[0] == "info string compiling chess: a search..."
+    assert shown[1].startswith("info string compiled chess: a search in ")
+    assert "readyok" in out

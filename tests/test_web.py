@@ -262,6 +262,32 @@ def test_every_change_is_a_newer_revision_so_a_late_http_answer_is_recognised(cl
     assert pushed[-1]["revision"] > answered["revision"] >= first["revision"]
 
 
+def test_a_change_while_the_feed_opens_is_never_pushed_before_or_after_a_newer_view(
+        client, monkeypatch):
+    # a change that lands between the page's subscription and the first view (the agent's
+    # worker getting ready while the WebSocket handshake runs) must not reach the page as a
+    # view older than, or as old as, the one it already got
+    games = client.app.state.games
+    subscribe = games.subscribe
+
+    def subscribe_then_change(session):
+        queue = subscribe(session)
+        games._changed(games.games[session.id])  # lands while the socket is being accepted
+        return queue
+
+    monkeypatch.setattr(games, "subscribe", subscribe_then_change)
+    gid = new_game(client, game="tictactoe")["id"]
+    with client.websocket_connect(f"/api/games/{gid}/live", headers=ORIGIN) as ws:
+        pushed = [ws.receive_json()["view"]]
+        post(client, f"/api/games/{gid}/move", {"action": 4, "ply": 0})
+        while len(pushed[-1]["moves"]) < 2:
+            message = ws.receive_json()
+            if message["type"] == "view":
+                pushed.append(message["view"])
+    revisions = [v["revision"] for v in pushed]
+    assert revisions == sorted(set(revisions)), revisions
+
+
 def test_swap_sides_makes_the_agent_move(client):
     game = new_game(client, game="connect_four")
     gid = game["id"]

@@ -213,15 +213,22 @@ async def live(websocket: WebSocket) -> None:
     queue = games.subscribe(session)  # before any await: the game cannot close in between
     try:
         await websocket.accept()
-        await websocket.send_json({"type": "view", "view": games.view(session)})
+        first = games.view(session)
+        await websocket.send_json({"type": "view", "view": first})
+        sent = first["revision"]  # never push a view as old as one the page has
         listener = asyncio.ensure_future(_until_closed(websocket))
         while not listener.done():
             getter = asyncio.ensure_future(queue.get())
             done, _ = await asyncio.wait({getter, listener}, return_when=asyncio.FIRST_COMPLETED)
-            if getter in done:
-                await websocket.send_json(getter.result())
-            else:
+            if getter not in done:
                 getter.cancel()
+                continue
+            message = getter.result()
+            if message["type"] == "view":
+                if message["view"]["revision"] <= sent:  # queued while the feed opened
+                    continue
+                sent = message["view"]["revision"]
+            await websocket.send_json(message)
     except (WebSocketDisconnect, RuntimeError):
         pass
     except UnknownGameIdError:  # the game closed while the page connected

@@ -45,11 +45,10 @@ def _option_value(text: str) -> tuple[str, str]:
 
 def _seed(text: str) -> int:
     """``--seed``: an integer >= 0 (numpy's generators take no negative seed)."""
-    try:
-        seed = int(text)
-    except ValueError:
-        seed = -1
-    if not 0 <= seed < 2**63:
+    from boardzoo.options import parse_int
+
+    seed = parse_int(text)
+    if seed is None or not seed < 2**63:
         raise argparse.ArgumentTypeError(f"{excerpt(text)} is not a seed: use an integer >= 0")
     return seed
 

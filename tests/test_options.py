@@ -11,7 +11,7 @@ from boardzoo.cli import main
 from boardzoo.envs import connect_four_v0, go_v0, make_env, make_game, nim_v0
 from boardzoo.envs.nim import Nim
 from boardzoo.errors import IllegalActionError, InvalidOptionError, UnknownOptionError
-from boardzoo.options import check_options
+from boardzoo.options import check_options, parse_int
 
 
 @pytest.mark.parametrize(("options", "words"), [
@@ -231,3 +231,28 @@ def test_quoted_text_options_are_unquoted():
     assert make_agent("mcts:selection='puct'").options["selection"] == "puct"
     assert make_agent('mcts:selection="gumbel"').options["selection"] == "gumbel"
     assert make_agent("mcts:selection=puct").options["selection"] == "puct"
+
+
+@pytest.mark.parametrize(("text", "signed", "value"), [
+    ("42", False, 42), (" 7 ", False, 7), ("-3", True, -3), ("-3", False, None),
+    ("²", False, None), ("١٢", False, None), ("1_000", False, None), ("+5", True, None),
+    ("", False, None), ("-", True, None), ("9" * 21, False, None), (None, False, None),
+])
+def test_numbers_people_type_are_ascii_digits_only(text, signed, value):
+    assert parse_int(text, signed=signed) == value
+
+
+@pytest.mark.parametrize(("game", "options", "move"), [
+    ("go", {"board_size": 9}, "A²"), ("go", {"board_size": 9}, "A١"),
+    ("gomoku", {}, "H²"), ("nim", {}, "1:²"), ("nim", {}, "²:1"),
+    ("connect_four", {}, "١"), ("connect_four", {}, "1_0"),
+])
+def test_a_move_with_a_digit_that_is_not_ascii_is_an_illegal_action(game, options, move):
+    with pytest.raises(IllegalActionError, match="is not a"):
+        make_game(game, **options).str_to_action(move)
+
+
+@pytest.mark.parametrize("text", ["١٢", "1_0", "²"])
+def test_an_int_option_in_another_script_is_refused(text):
+    with pytest.raises(InvalidOptionError, match="expected an integer or None"):
+        check_options(Nim, {"max_take": text}, "nim", from_text=True)

@@ -129,6 +129,8 @@ def test_no_get_changes_state(client):
     (b'{"game": "nim", "agent": "deep-blue"}', "application/json", 400, "unknown opponent"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "a,b=c"}}',
      "application/json", 400, "whole number"),
+    ('{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "²"}}'.encode(),
+     "application/json", 400, "whole number"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "-5"}}',
      "application/json", 400, "simulations"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"speed": "9"}}',
@@ -704,7 +706,9 @@ def test_stepping_through_a_finished_game_shows_each_position(client):
         assert position["ply"] == ply and cells == ply
         assert position["line"] == ([17, 24, 31, 38] if ply == len(moves) else [])
     assert client.get(f"/api/games/{gid}/position?ply=8").status_code == 400
-    assert client.get(f"/api/games/{gid}/position?ply=x").status_code == 400
+    for ply in ("x", "%C2%B2", "%D9%A1", "1_0"):  # "²" and "١" pass str.isdigit()
+        refused = client.get(f"/api/games/{gid}/position?ply={ply}")
+        assert refused.status_code == 400 and "give 0..7" in refused.json()["error"]
 
 
 def test_a_policy_agent_shows_its_move_probabilities(client):

@@ -39,7 +39,7 @@ from boardzoo.envs.core import (
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import strict_keywords
+from boardzoo.options import parse_int, strict_keywords
 
 __all__ = ["Nim", "env", "raw_env"]
 
@@ -186,8 +186,8 @@ class Nim(Game):
         parts = text.strip().split(":")
         if len(parts) == 1 and len(self.heaps) == 1:
             parts = ["1", *parts]
-        if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
-            heap, take = int(parts[0]), int(parts[1])
+        heap, take = [parse_int(p, max_digits=9) for p in parts] if len(parts) == 2 else [0, 0]
+        if heap is not None and take is not None:
             if 1 <= heap <= len(self.heaps) and 1 <= take <= self.take_limit:
                 return (heap - 1) * self.take_limit + take - 1
         raise IllegalActionError(

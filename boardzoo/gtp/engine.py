@@ -52,6 +52,7 @@ from boardzoo.envs.go import Go
 from boardzoo.envs.go_board import KO_RULES, MAX_MOVES, MAX_SIZE, grid, is_eye, to_point
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import BoardzooError, InvalidOptionError, excerpt
+from boardzoo.options import parse_int
 from boardzoo.knowledge.go import ownership_estimate_kernel
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import ClockView, GameClock, TimeControl, call_act
@@ -182,7 +183,7 @@ class GoGtpEngine:
             return None
         words = text.split()
         ident = ""
-        if words[0].isdigit():
+        if parse_int(words[0], max_digits=18) is not None:
             ident, words = words[0], words[1:]
             if not words:
                 return f"?{ident} syntax error: a command is needed after the id\n\n"
@@ -728,10 +729,9 @@ def _arity(args: list[str], count: int, usage: str) -> None:
 
 
 def _integer(text: str, usage: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise GtpFailure(f"syntax error: {excerpt(text)} is not an integer ({usage})") from None
+    value = parse_int(text, signed=True)
+    if value is None:
+        raise GtpFailure(f"syntax error: {excerpt(text)} is not an integer ({usage})")
     if value < 0:
         raise GtpFailure(f"syntax error: {excerpt(text)} is negative ({usage})")
     return value

@@ -518,7 +518,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
         raise MissingExtraError(f"{err} (the default --agents need pip install "
                                 "'boardzoo[arena]')") from None
     if len(agents) < 2:
-        raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
+        raise InvalidOptionError(f"--agents {excerpt(args.agents)}: a tournament needs two or more")
     _check_agents_play(game, agents)
     return _ArenaRun(game, agents, formats, control)
 

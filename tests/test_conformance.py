@@ -9,6 +9,8 @@ and position text that round-trips. The env shell's own error paths are tested h
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from boardzoo.envs import GAMES, make_env
@@ -120,6 +122,24 @@ def test_an_illegal_action_ends_the_game_as_in_pettingzoo_classic_by_default():
         seen[agent] = env.last()[1]
         env.step(None)
     assert seen == {"player_0": 0.0, "player_1": -1.0}
+
+
+def test_a_huge_illegal_action_is_quoted_as_an_excerpt():
+    env = make_env("tictactoe")
+    env.reset()
+    with pytest.warns(IllegalActionWarning) as caught:
+        env.step("x" * 10**6)
+    message = str(caught[0].message)
+    assert len(message) < 1000 and "(1000000 characters)" in message
+
+
+@pytest.mark.parametrize("options", ["moves", ["moves"], 5])
+def test_reset_options_that_are_not_a_dict_are_refused_in_one_line(options):
+    env = make_env("connect_four")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "option(s) ['e', 'm', ...] are not used" either
+        with pytest.raises(InvalidOptionError, match="reset options must be a dict"):
+            env.reset(options=options)
 
 
 def test_illegal_action_lose_mode_ends_the_game():

@@ -69,7 +69,8 @@ class BoardCNN(BaseFeaturesExtractor):
 def policy_kwargs(features: str = "flatten", net_arch=(64, 64), features_dim: int = 128) -> dict:
     """SB3 ``policy_kwargs`` for a boardzoo policy (the fields a checkpoint stores)."""
     if features not in _FEATURES:
-        raise InvalidOptionError(f"features={features!r} is not allowed; use one of {_FEATURES}")
+        raise InvalidOptionError(
+            f"features={excerpt(features)} is not allowed; use one of {_FEATURES}")
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
     if features == "board_cnn":
         kwargs["features_extractor_class"] = BoardCNN

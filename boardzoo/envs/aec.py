@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import warnings
 import weakref
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -196,7 +197,7 @@ class BoardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise GameOverError(
-                    f"the game is over; {agent} may only step(None) to leave, got {action!r}"
+                    f"the game is over; {agent} may only step(None) to leave, got {excerpt(action)}"
                 )
             self._was_dead_step(action)
             return
@@ -349,6 +350,11 @@ class BoardGameEnv(AECEnv):
         self, options: dict[str, Any]
     ) -> tuple[np.ndarray, tuple[np.ndarray, int] | None]:
         """The state ``reset`` starts from, and its last move when the options give it."""
+        if not isinstance(options, Mapping):
+            raise InvalidOptionError(
+                f"reset options must be a dict such as {{'moves': [...]}} or {{'position': "
+                f"'...'}}, got {excerpt(options)} of type {type(options).__name__}"
+            )
         unknown = set(options) - {"moves", "position"}
         if unknown:  # Gymnasium's convention is to tolerate them, so warn rather than raise
             warnings.warn(
@@ -413,8 +419,8 @@ class BoardGameEnv(AECEnv):
         returns = forfeit_returns(seat, self.illegal_action)
         if self.illegal_action == "terminate":
             warnings.warn(
-                f"{agent} played the illegal action {action!r}: {err}. The game ends with -1 "
-                f"for {agent} and 0 for {AGENTS[1 - seat]} (illegal_action='terminate'; mask "
+                f"{agent} played the illegal action {excerpt(action)}: {err}. The game ends with "
+                f"-1 for {agent} and 0 for {AGENTS[1 - seat]} (illegal_action='terminate'; mask "
                 "actions with obs['action_mask'])",
                 IllegalActionWarning,
                 stacklevel=3,
@@ -461,8 +467,9 @@ def _sealed(state: np.ndarray, key: tuple) -> np.ndarray:
 
 
 def _is_sealed(state: Any, key: tuple) -> bool:
-    """Whether ``state`` is itself an array :func:`_sealed` made in this process for ``key``."""
-    return _SEALED_STATES.get((id(state), key)) is state
+    """Whether ``state`` is itself an array :func:`_sealed` made in this process for ``key``
+    (None never is: the table's answer for an unknown id is None too)."""
+    return state is not None and _SEALED_STATES.get((id(state), key)) is state
 
 
 _NO_REWARDS = dict.fromkeys(AGENTS, 0)

@@ -145,14 +145,17 @@ class Nim(Game):
 
     def check_state(self, state: np.ndarray) -> None:
         """Heaps, take limit, misère flag and result as the text round trip checks them; the
-        ply count (not in the text) at most the stones a start position can hold, since
-        every move takes at least one."""
+        ply count (not in the text) plus the stones left at most the stones a start position
+        can hold, since every move takes at least one: a state that passes has successors
+        that pass."""
         super().check_state(state)
         most = len(self.heaps) * max(self.heaps)
-        if int(state[PLY]) > most:
+        ply, left = int(state[PLY]), int(state[HEAPS:].sum())
+        if ply + left > most:
             raise InvalidPositionError(
-                f"ply={int(state[PLY])} is impossible: {len(self.heaps)} heap(s) of at most "
-                f"{max(self.heaps)} stones allow at most {most} moves"
+                f"ply={ply} is impossible with {left} stones left: {len(self.heaps)} heap(s) of "
+                f"at most {max(self.heaps)} stones allow at most {most - left} moves before "
+                "this position"
             )
 
     def _state_for(self, heaps: tuple[int, ...], seat: int) -> np.ndarray:

@@ -52,8 +52,8 @@ from boardzoo.envs.go import Go
 from boardzoo.envs.go_board import KO_RULES, MAX_MOVES, MAX_SIZE, grid, is_eye, to_point
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import BoardzooError, InvalidOptionError, excerpt
-from boardzoo.options import parse_int
 from boardzoo.knowledge.go import ownership_estimate_kernel
+from boardzoo.options import parse_int
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import ClockView, GameClock, TimeControl, call_act
 
@@ -116,9 +116,10 @@ class GoGtpEngine:
         move_time: float | None = DEFAULT_MOVE_TIME,
     ):
         if ko not in KO_RULES:
-            raise InvalidOptionError(f"ko={ko!r} is not allowed: use one of {KO_RULES}")
+            raise InvalidOptionError(f"ko={excerpt(ko)} is not allowed: use one of {KO_RULES}")
         if resign_below is not None and not -1.0 <= resign_below <= 1.0:
-            raise InvalidOptionError(f"resign_below={resign_below!r}: use a value in [-1, 1]")
+            raise InvalidOptionError(
+                f"resign_below={excerpt(resign_below)}: use a value in [-1, 1]")
         if not 0 <= time_margin < 60:
             raise InvalidOptionError(f"time_margin={time_margin!r}: give seconds in [0, 60)")
         if move_time is not None and not 0 < move_time <= 3600:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardzoo.errors import CheckpointError, InvalidOptionError, os_reason
+from boardzoo.errors import CheckpointError, InvalidOptionError, excerpt, os_reason
 
 __all__ = ["DIRICHLET_ALPHA", "TrainConfig", "json_kind", "read_table"]
 
@@ -190,7 +190,7 @@ def _check_types(values: dict[str, Any], source: str) -> None:
     for name, value in values.items():
         if not _fits(value, hints[name]):
             raise InvalidOptionError(f"{source}: training option {name!r} must be "
-                                     f"{_describe(hints[name])}, not {value!r}")
+                                     f"{_describe(hints[name])}, not {excerpt(value)}")
 
 
 def _fits(value: Any, hint: Any) -> bool:

@@ -39,7 +39,7 @@ from boardzoo.agents.alphazero.checkpoint import (
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, pick_device
 from boardzoo.envs import as_game
 from boardzoo.envs.core import Game
-from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.errors import CheckpointError, InvalidOptionError, excerpt
 from boardzoo.executor import Executor, WorkerPool, make_executor
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.learner import ActorLearner, Learner, LearnerInActor
@@ -184,7 +184,7 @@ def _check_references(rules: Game, config: TrainConfig) -> None:
         try:
             check_agent_plays(make_agent(spec), rules)
         except InvalidOptionError as err:
-            raise InvalidOptionError(f"eval_references {spec!r}: {err}") from None
+            raise InvalidOptionError(f"eval_references {excerpt(spec)}: {err}") from None
 
 
 def _labelled_positions(rules: Game, config: TrainConfig) -> list:

@@ -23,7 +23,7 @@ from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.checkpoints import checkpoint_name, shipped_checkpoints
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.wrappers.model import EnvModel, GameModel, boardzoo_env
 
 __all__ = ["AlphaZeroAgent", "ShippedAlphaZero", "agent_from_spec"]
@@ -65,7 +65,8 @@ class AlphaZeroAgent(MCTSAgent):
         seed: int | None = None,
     ):
         if selection not in ("puct", "gumbel"):
-            raise InvalidOptionError(f"selection={selection!r}; AlphaZero uses 'puct' or 'gumbel'")
+            raise InvalidOptionError(
+                f"selection={excerpt(selection)}; AlphaZero uses 'puct' or 'gumbel'")
         self.net = net
         self.game = game
         self.symmetric = symmetric

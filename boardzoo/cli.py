@@ -421,14 +421,15 @@ def run_arena(args: argparse.Namespace) -> int:
     out = Path(args.out) / game.name
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
-    with make_executor(args.backend, args.workers, args.ray_address) as executor, ResultsStore(
+    pairs = len(agents) * (len(agents) - 1) // 2
+    workers = min(args.workers, pairs * args.games)  # no process without a game to play
+    with make_executor(args.backend, workers, args.ray_address) as executor, ResultsStore(
         store_path
     ) as store:  # (a cluster that cannot be reached leaves no store behind)
-        pairs = len(agents) * (len(agents) - 1) // 2
         clock = "" if control is None else f", clock {control} (on time: {args.on_time})"
         console.print(
             f"[bold]{game.name}[/]: {len(agents)} agents, {args.games} games per pair{clock}, "
-            f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
+            f"{workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
         with console.status("preparing the agents (compiled once per installation)..."):

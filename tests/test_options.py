@@ -220,6 +220,19 @@ def test_the_arena_says_it_is_preparing_the_agents_while_it_warms_up(tmp_path, m
     assert seen == ["preparing the agents (compiled once per installation)..."]
 
 
+def test_the_arena_starts_no_more_worker_processes_than_games(tmp_path, monkeypatch, capsys):
+    import boardzoo.executor
+
+    asked = []
+    original = boardzoo.executor.make_executor
+    monkeypatch.setattr(boardzoo.executor, "make_executor",
+                        lambda backend, workers, *a, **kw: asked.append(workers)
+                        or original(backend, workers, *a, **kw))
+    assert main(["arena", "tictactoe", "--agents", "random random", "--games", "2",
+                 "--workers", "8", "--out", str(tmp_path)]) == 0
+    assert asked == [2] and "2 local worker(s)" in capsys.readouterr().out
+
+
 def test_equal_go_options_are_one_game():
     assert go_v0.Go(board_size=9).key == go_v0.Go(board_size=9, max_moves=243).key
     assert go_v0.Go(board_size=9, komi=7).key == go_v0.Go(board_size=9, komi=np.float64(7)).key

@@ -141,6 +141,12 @@ def test_no_get_changes_state(client):
     (b'{"game": "tictactoe", "record": "XXXXXXXXX"}', "application/json", 400, "position"),
     (b'{"game": "tictactoe", "record": "{\\"moves\\": [4, 4]}"}', "application/json", 400,
      "move 2"),
+    # another game's record whose moves happen to be legal here
+    (b'{"game": "connect_four", "record": "{\\"game\\": \\"tictactoe\\", \\"moves\\": [0, 1]}"}',
+     "application/json", 400, "a record of 'tictactoe', not of connect_four"),
+    (b'{"game": "connect_four", "record": "{\\"moves\\": [0, 1], '
+     b'\\"final_position\\": \\"XO.......\\"}"}', "application/json", 400,
+     "this record is not one of"),
 ])
 def test_a_malformed_new_game_is_a_4xx_with_a_message(client, body, content_type, status, words):
     response = client.post("/api/games", content=body,

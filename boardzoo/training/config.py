@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import tomllib
 import types
 import typing
@@ -90,6 +91,8 @@ class TrainConfig:
         if self.minutes is None and self.iterations is None:
             raise InvalidOptionError("TrainConfig needs a budget: minutes or iterations")
         checks = {
+            "minutes": self.minutes is None or 0 < self.minutes < math.inf,
+            "iterations": self.iterations is None or self.iterations >= 0,
             "workers": self.workers >= 1,
             "games_per_iteration": self.games_per_iteration >= 1,
             "parallel_games": self.parallel_games >= 1,

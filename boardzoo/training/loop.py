@@ -110,11 +110,10 @@ def train(
         stack.callback(pool.close)
         net = net.to(pick_device(config.device))
         learner = stack.enter_context(contextlib.closing(_learner(rules, net, config, backend)))
-        if changed:  # only once the learner could be made: a refused one leaves no run
-            folder.save_config(rules, config)
         report = RunReport(folder.out, rules.name, progress, on_iteration)
         best = copy.deepcopy(learner.net) if config.gating_games else None
-        return _Run(rules, config, folder, sink, pool, learner, report, best).go(labelled)
+        return _Run(rules, config, folder, sink, pool, learner, report, best).go(labelled,
+                                                                               changed)
 
 
 def _with_options_of(game: Game, config: TrainConfig) -> TrainConfig:
@@ -228,12 +227,16 @@ class _Run:
     report: RunReport
     best: AlphaZeroNet | None
 
-    def go(self, labelled: list) -> TrainRun:
+    def go(self, labelled: list, changed: bool) -> TrainRun:
         """Resume where the folder says (or start), warm-start on ``labelled`` positions if
-        none was trained yet, then iterate until the budget is spent."""
+        none was trained yet, then iterate until the budget is spent. A new or ``changed``
+        config is saved once the folder's state and games are taken: a refused resume
+        leaves the run's config.json as it was."""
         point = self.folder.resume_point(self.game, self.learner, self.best)
         replay = _replay_with_labels(self.game, self.config, labelled)
         self._replay_stored_games(replay, point.iteration)
+        if changed:
+            self.folder.save_config(self.game, self.config)
         if labelled and point.iteration == 0 and not self.report.rows:
             point = self._warm_start(labelled)
         point = self._iterate(replay, point)

@@ -19,7 +19,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from boardzoo.envs.core import OUTCOME, TO_PLAY, Game, outcome_returns
+from boardzoo.envs.core import OUTCOME, P0_WINS, P1_WINS, PLY, TO_PLAY, Game, outcome_returns
 from boardzoo.envs.drawing import BoardPicture, draw_board
 from boardzoo.envs.render import HumanWindow, render_ansi
 from boardzoo.errors import (
@@ -164,6 +164,27 @@ class BoardGameEnv(AECEnv):
         self._last_move: tuple[np.ndarray, int] | None = None
         self._reset_bookkeeping()
         self._started = False  # step() needs a reset() or restore_state() first, as in PettingZoo
+
+    def __repr__(self) -> str:
+        """What a notebook or a debugger shows: the game with its options, then where the
+        game stands, e.g. ``<connect_four_v0 env: ConnectFour(rows=6, columns=7), ply 3,
+        position '445', player_1 to play>``."""
+        shell = "" if self.illegal_action == "terminate" else (
+            f", illegal_action={self.illegal_action!r}")
+        return f"<{self.metadata['name']} env: {self.game!r}{shell}, {self._standing()}>"
+
+    def _standing(self) -> str:
+        """Where the game stands, in words, with the position in the game's notation."""
+        if not self._started:
+            return "not started: call reset()"
+        where = f"ply {int(self._state[PLY])}, position {excerpt(self.position())}"
+        if self.agents and not any(self.terminations.values()):
+            return f"{where}, {self.agent_selection} to play"
+        outcome = int(self._state[OUTCOME])
+        if not outcome:
+            return f"{where}, game over by an illegal move"
+        winner = {P0_WINS: "player_0 won", P1_WINS: "player_1 won"}.get(outcome, "a draw")
+        return f"{where}, game over: {winner}"
 
     # --------------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:

@@ -87,8 +87,12 @@ export function renderAnalysis(view, a) {
     return clearTable(body);
   }
   if (!a) {
-    $("summary").textContent = view.thinking ? "The search has not reported yet…"
-      : "The agent's search appears here while it thinks.";
+    $("summary").textContent = !view.thinking ? "The agent's search appears here while it thinks."
+      : info.name === "alphabeta" && view.game.exact_solver ? "The exact solver goes first " +
+        "when it estimates it can solve this position in the move's time (it may use up to 90% " +
+        "of it, and shows nothing until it is done); alpha-beta's search shows here once it " +
+        "starts."
+      : "The search has not reported yet…";
     return clearTable(body);
   }
   const { columns, summary } = layout(info, a, view.game.name);

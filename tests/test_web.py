@@ -298,7 +298,8 @@ def test_a_change_while_the_feed_opens_is_never_pushed_before_or_after_a_newer_v
 
 def test_the_view_says_which_games_have_an_exact_solver_for_the_page_to_explain_its_wait(
         client):
-    # alpha-beta runs Connect Four's and Othello's solver first, reporting nothing meanwhile
+    # alpha-beta and MCTS run Connect Four's and Othello's solver first, reporting nothing
+    # meanwhile
     solvers = {name: new_game(client, game=name)["game"]["exact_solver"]
                for name in ("connect_four", "othello", "go")}
     assert solvers == {"connect_four": True, "othello": True, "go": False}

@@ -114,7 +114,7 @@ def board_view(game: Game, state: np.ndarray) -> dict[str, Any]:
 
 def game_view(game: Game) -> dict[str, Any]:
     """How to draw the game: its name, options, colours and piece symbols; and whether it
-    has an exact solver (alpha-beta tries it first, and the page says so meanwhile)."""
+    has an exact solver (alpha-beta and MCTS try it first, and the page says so meanwhile)."""
     return {
         "name": game.name,
         "options": {k: v for k, v in game.options.items()},

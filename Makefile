@@ -53,7 +53,12 @@ $(OLDEST_STAMP): pyproject.toml constraints-oldest.txt
 arena: $(ARENA_STAMP)
 	$(VENV)/bin/boardzoo arena
 
-test: typecheck test-fast test-slow test-rllib test-oldest
+# every suite runs even if one before it failed; the last lines say which passed, which failed
+# (and the command that reruns it alone) and which did not run; the exit status is non-zero
+# if any failed
+SUITES := typecheck test-fast test-slow test-rllib test-oldest
+test:
+	@MAKE="$(MAKE)" .ci/suites $(SUITES)
 
 # mypy over the whole package ([tool.mypy] files in pyproject.toml)
 typecheck: $(STAMP)

@@ -535,13 +535,17 @@ class TournamentResult:
         return sorted(rows, key=lambda row: -row["elo"])
 
     def table(self, console: Any | None = None) -> None:
-        """Print the ratings table with rich."""
+        """Print the ratings table with rich; an agent name too long for the console's
+        width folds onto more lines, never cut (a name is a spec to copy)."""
         from rich.console import Console
         from rich.table import Table
 
         table = Table(title=f"{self.game}: Elo by maximum likelihood (95% interval)")
         for column in ("rank", "agent", "Elo", "95% interval", "games", "score"):
-            table.add_column(column, justify="left" if column == "agent" else "right")
+            if column == "agent":
+                table.add_column(column, justify="left", overflow="fold")
+            else:
+                table.add_column(column, justify="right", no_wrap=True)
         for rank, row in enumerate(self.rows(), 1):
             table.add_row(
                 str(rank),

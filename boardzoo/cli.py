@@ -46,11 +46,10 @@ def _option_value(text: str) -> tuple[str, str]:
 
 def _seed(text: str) -> int:
     """``--seed``: an integer >= 0 (numpy's generators take no negative seed)."""
-    try:
-        seed = int(text)
-    except ValueError:
-        seed = -1
-    if not 0 <= seed < 2**63:
+    from boardzoo.options import parse_int
+
+    seed = parse_int(text)
+    if seed is None or not seed < 2**63:
         raise argparse.ArgumentTypeError(f"{excerpt(text)} is not a seed: use an integer >= 0")
     return seed
 
@@ -459,14 +458,15 @@ def run_arena(args: argparse.Namespace) -> int:
     out = Path(args.out) / game.name
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
-    with make_executor(args.backend, args.workers, args.ray_address) as executor, ResultsStore(
+    pairs = len(agents) * (len(agents) - 1) // 2
+    workers = min(args.workers, pairs * args.games)  # no process without a game to play
+    with make_executor(args.backend, workers, args.ray_address) as executor, ResultsStore(
         store_path
     ) as store:  # (a cluster that cannot be reached leaves no store behind)
-        pairs = len(agents) * (len(agents) - 1) // 2
         clock = "" if control is None else f", clock {control} (on time: {args.on_time})"
         console.print(
             f"[bold]{game.name}[/]: {len(agents)} agents, {args.games} games per pair{clock}, "
-            f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
+            f"{workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
         with _compile_status(console, "preparing the agents (compiled once per installation)..."):
@@ -556,7 +556,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
         raise MissingExtraError(f"{err} (the default --agents need pip install "
                                 "'boardzoo[arena]')") from None
     if len(agents) < 2:
-        raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
+        raise InvalidOptionError(f"--agents {excerpt(args.agents)}: a tournament needs two or more")
     _check_agents_play(game, agents)
     return _ArenaRun(game, agents, formats, control)
 

@@ -96,12 +96,14 @@ def test_errors_are_answered_and_the_engine_keeps_running(tmp_path):
         ("frobnicate", r"\? unknown command: 'frobnicate' .*"),
         ("boardsize 25", r"\? unacceptable size: 25 .*"),
         ("boardsize nine", r"\? syntax error: .*"),
+        ("boardsize ١٩", r"\? syntax error: .*"),  # digits of other scripts are not numbers
         ("boardsize", r"\? syntax error: use boardsize SIZE"),
         ("komi 6.3", r"\? komi 6\.3 is not supported: .*"),
         ("komi seven", r"\? syntax error: .*"),
         ("play black Z5", r"\? syntax error: 'Z5' is not a move on the 9x9 board.*"),
         ("play black I5", r"\? syntax error: .*"),  # GTP has no column I
         ("play black A10", r"\? syntax error: .*"),
+        ("play black A²", r"\? syntax error: .*"),
         ("play purple A1", r"\? syntax error: 'purple' is not a colour .*"),
         ("play black", r"\? syntax error: use play COLOUR VERTEX"),
         ("genmove", r"\? syntax error: use genmove COLOUR"),

@@ -77,7 +77,7 @@ from boardzoo.agents.move import (
 from boardzoo.analysis import EXACT, HEURISTIC, ProgressFn
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.envs.tags import apply, game_function, game_tag, legal_mask, tag_game, tag_variant
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.rng import scramble
 from boardzoo.timecontrol import SearchDeadlines, monotonic, watch_stop
 from boardzoo.wrappers.model import EnvModel
@@ -701,7 +701,7 @@ def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) ->
     """InvalidOptionError for an option outside its allowed values."""
     if depth is not None and not (_is_int(depth) and 1 <= depth <= MAX_DEPTH):
         raise InvalidOptionError(
-            f"AlphaBetaAgent depth={depth!r}: use an integer 1..{MAX_DEPTH}, or None"
+            f"AlphaBetaAgent depth={excerpt(depth)}: use an integer 1..{MAX_DEPTH}, or None"
         )
     check_time_limit(time_limit, "AlphaBetaAgent")
     if (
@@ -710,11 +710,12 @@ def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) ->
         and not isinstance(evaluator, numba.core.dispatcher.Dispatcher)
     ):
         raise InvalidOptionError(
-            f"AlphaBetaAgent evaluator={evaluator!r}: use a numba @njit function "
+            f"AlphaBetaAgent evaluator={excerpt(evaluator)}: use a numba @njit function "
             "state -> float in (-1, 1) from the side to move's view"
         )
     if not (_is_int(tt_bits) and 10 <= tt_bits <= 30):
-        raise InvalidOptionError(f"AlphaBetaAgent tt_bits={tt_bits!r}: use an integer 10..30")
+        raise InvalidOptionError(
+            f"AlphaBetaAgent tt_bits={excerpt(tt_bits)}: use an integer 10..30")
 
 
 def _is_int(value: Any) -> bool:

@@ -23,7 +23,7 @@ import numpy as np
 
 from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, line_texts, move_texts
-from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.errors import GameOverError, InvalidOptionError, excerpt
 from boardzoo.knowledge.base import (
     Solution,
     load_solver,
@@ -50,7 +50,7 @@ def check_time_limit(time_limit: Any, who: str) -> None:
         time_limit, bool)
     if not (number and 0 < time_limit <= MAX_TIME_LIMIT):
         raise InvalidOptionError(
-            f"{who} time_limit={time_limit!r}: give a number of seconds above 0 and at most "
+            f"{who} time_limit={excerpt(time_limit)}: give a number of seconds above 0 and at most "
             f"{MAX_TIME_LIMIT:,.0f}, or None")
 
 

@@ -115,7 +115,7 @@ from boardzoo.envs.go_board import (
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import strict_keywords
+from boardzoo.options import parse_int, strict_keywords
 
 __all__ = [
     "Go",
@@ -332,8 +332,9 @@ class Go(Game):
         if move == "PASS":
             return n * n
         column, row = move[:1], move[1:]
-        if column and column in COLUMNS[:n] and row.isdigit() and 1 <= int(row) <= n:
-            return (n - int(row)) * n + COLUMNS.index(column)
+        number = parse_int(row, max_digits=2) if row == row.strip() else None
+        if column and column in COLUMNS[:n] and number is not None and 1 <= number <= n:
+            return (n - number) * n + COLUMNS.index(column)
         raise IllegalActionError(
             f"{excerpt(text)} is not a move on the {n}x{n} board: use a GTP vertex, column "
             f"{COLUMNS[0]}..{COLUMNS[n - 1]} (no I) then row 1..{n} from the bottom "

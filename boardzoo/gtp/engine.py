@@ -53,6 +53,7 @@ from boardzoo.envs.go_board import KO_RULES, MAX_MOVES, MAX_SIZE, grid, is_eye, 
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import BoardzooError, InvalidOptionError, excerpt
 from boardzoo.knowledge.go import ownership_estimate_kernel
+from boardzoo.options import parse_int
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import ClockView, GameClock, TimeControl, call_act
 
@@ -115,9 +116,10 @@ class GoGtpEngine:
         move_time: float | None = DEFAULT_MOVE_TIME,
     ):
         if ko not in KO_RULES:
-            raise InvalidOptionError(f"ko={ko!r} is not allowed: use one of {KO_RULES}")
+            raise InvalidOptionError(f"ko={excerpt(ko)} is not allowed: use one of {KO_RULES}")
         if resign_below is not None and not -1.0 <= resign_below <= 1.0:
-            raise InvalidOptionError(f"resign_below={resign_below!r}: use a value in [-1, 1]")
+            raise InvalidOptionError(
+                f"resign_below={excerpt(resign_below)}: use a value in [-1, 1]")
         if not 0 <= time_margin < 60:
             raise InvalidOptionError(f"time_margin={time_margin!r}: give seconds in [0, 60)")
         if move_time is not None and not 0 < move_time <= 3600:
@@ -182,7 +184,7 @@ class GoGtpEngine:
             return None
         words = text.split()
         ident = ""
-        if words[0].isdigit():
+        if parse_int(words[0], max_digits=18) is not None:
             ident, words = words[0], words[1:]
             if not words:
                 return f"?{ident} syntax error: a command is needed after the id\n\n"
@@ -728,10 +730,9 @@ def _arity(args: list[str], count: int, usage: str) -> None:
 
 
 def _integer(text: str, usage: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise GtpFailure(f"syntax error: {excerpt(text)} is not an integer ({usage})") from None
+    value = parse_int(text, signed=True)
+    if value is None:
+        raise GtpFailure(f"syntax error: {excerpt(text)} is not an integer ({usage})")
     if value < 0:
         raise GtpFailure(f"syntax error: {excerpt(text)} is negative ({usage})")
     return value

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import tomllib
 import types
 import typing
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardzoo.errors import CheckpointError, InvalidOptionError, os_reason
+from boardzoo.errors import CheckpointError, InvalidOptionError, excerpt, os_reason
 
 __all__ = ["DIRICHLET_ALPHA", "TrainConfig", "json_kind", "read_table"]
 
@@ -94,6 +95,8 @@ class TrainConfig:
         if self.minutes is None and self.iterations is None:
             raise InvalidOptionError("TrainConfig needs a budget: minutes or iterations")
         checks = {
+            "minutes": self.minutes is None or 0 < self.minutes < math.inf,
+            "iterations": self.iterations is None or self.iterations >= 0,
             "workers": self.workers >= 1,
             "games_per_iteration": self.games_per_iteration >= 1,
             "parallel_games": self.parallel_games >= 1,
@@ -195,7 +198,7 @@ def _check_types(values: dict[str, Any], source: str) -> None:
     for name, value in values.items():
         if not _fits(value, hints[name]):
             raise InvalidOptionError(f"{source}: training option {name!r} must be "
-                                     f"{_describe(hints[name])}, not {value!r}")
+                                     f"{_describe(hints[name])}, not {excerpt(value)}")
 
 
 def _fits(value: Any, hint: Any) -> bool:

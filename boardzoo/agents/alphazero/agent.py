@@ -23,7 +23,7 @@ from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.checkpoints import checkpoint_name, shipped_checkpoints
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.options import keyword_names
 from boardzoo.wrappers.model import EnvModel, GameModel, boardzoo_env
 
@@ -74,7 +74,8 @@ class AlphaZeroAgent(MCTSAgent):
         # every argument MCTSAgent takes goes on to it as given
         options = {name: value for name, value in locals().items() if name in _MCTS_KEYWORDS}
         if selection not in ("puct", "gumbel"):
-            raise InvalidOptionError(f"selection={selection!r}; AlphaZero uses 'puct' or 'gumbel'")
+            raise InvalidOptionError(
+                f"selection={excerpt(selection)}; AlphaZero uses 'puct' or 'gumbel'")
         self.net = net
         self.game = game
         self.symmetric = symmetric

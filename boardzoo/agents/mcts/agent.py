@@ -42,7 +42,7 @@ from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.agents.mcts.tree import DEFAULT_MAX_NODES, LOSS, WIN
 from boardzoo.agents.move import SearchingAgent, SearchResult, analysis_of, check_time_limit
 from boardzoo.analysis import MEAN, Analysis, ProgressFn
-from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.errors import GameOverError, InvalidOptionError, excerpt
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import SearchDeadlines
 from boardzoo.wrappers.model import EnvModel, Evaluator, GameModel
@@ -344,15 +344,15 @@ def _check_budget(simulations: Any, time_limit: Any, temperature: Any, batch_siz
                   threads: Any, max_nodes: Any) -> None:
     """InvalidOptionError for a budget or execution option outside its allowed values."""
     if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
-        raise InvalidOptionError(f"simulations={simulations!r}; give a positive integer")
+        raise InvalidOptionError(f"simulations={excerpt(simulations)}; give a positive integer")
     check_time_limit(time_limit, "MCTSAgent")
     if temperature < 0:
-        raise InvalidOptionError(f"temperature={temperature!r}; give T >= 0")
+        raise InvalidOptionError(f"temperature={excerpt(temperature)}; give T >= 0")
     if not isinstance(batch_size, int) or batch_size < 1:
-        raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
+        raise InvalidOptionError(f"batch_size={excerpt(batch_size)}; give a positive integer")
     if not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
-        raise InvalidOptionError(f"threads={threads!r}; give an integer in 1..{MAX_THREADS}")
+        raise InvalidOptionError(f"threads={excerpt(threads)}; give an integer in 1..{MAX_THREADS}")
     if not isinstance(max_nodes, int) or not MIN_MAX_NODES <= max_nodes <= MAX_MAX_NODES:
         raise InvalidOptionError(
-            f"max_nodes={max_nodes!r}; give an integer in {MIN_MAX_NODES}..{MAX_MAX_NODES} "
+            f"max_nodes={excerpt(max_nodes)}; give an integer in {MIN_MAX_NODES}..{MAX_MAX_NODES} "
             "(a node takes 76 bytes)")

@@ -26,7 +26,7 @@ from boardzoo.agents.mcts.rules import (
     UCT,
     SearchConfig,
 )
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.wrappers.model import Evaluator
 
 __all__ = ["AUTO", "MCTSConfig", "SEARCH_OPTIONS", "STRATEGY", "config_for", "search_options"]
@@ -197,25 +197,25 @@ def _check(config: MCTSConfig) -> None:
 def _choice(name: str, value: Any, allowed: Any) -> str | None:
     if value in allowed:
         return None
-    return f"{name}={value!r}; use 'auto' or one of {sorted(allowed)}"
+    return f"{name}={excerpt(value)}; use 'auto' or one of {sorted(allowed)}"
 
 
 def _flag(name: str, value: Any) -> str | None:
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return None
-    return f"{name}={value!r}; use True, False or 'auto'"
+    return f"{name}={excerpt(value)}; use True, False or 'auto'"
 
 
 def _number(name: str, value: Any, low: float, high: float, allowed: str) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high:
         return None
-    return f"{name}={value!r}; give 'auto' or {allowed}"
+    return f"{name}={excerpt(value)}; give 'auto' or {allowed}"
 
 
 def _positive(name: str, value: Any) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf:
         return None
-    return f"{name}={value!r}; give 'auto' or a positive number"
+    return f"{name}={excerpt(value)}; give 'auto' or a positive number"
 
 
 def _evaluator_problem(evaluator: Any) -> str | None:
@@ -228,7 +228,7 @@ def _evaluator_problem(evaluator: Any) -> str | None:
 def _unvisited_q_problem(value: Any) -> str | None:
     if isinstance(value, (int, float)) or value in ("parent", "loss"):
         return None
-    return f"unvisited_q={value!r}; give a number, 'parent' or 'loss'"
+    return f"unvisited_q={excerpt(value)}; give a number, 'parent' or 'loss'"
 
 
 def _gumbel_actions_problem(value: Any) -> str | None:
@@ -246,4 +246,4 @@ def _dirichlet_problem(value: Any) -> str | None:
             return None
     except (TypeError, ValueError):
         pass
-    return f"dirichlet={value!r}; give (epsilon in [0, 1], alpha > 0)"
+    return f"dirichlet={excerpt(value)}; give (epsilon in [0, 1], alpha > 0)"

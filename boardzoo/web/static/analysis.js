@@ -87,8 +87,11 @@ export function renderAnalysis(view, a) {
     return clearTable(body);
   }
   if (!a) {
-    $("summary").textContent = view.thinking ? "The search has not reported yet…"
-      : "The agent's search appears here while it thinks.";
+    $("summary").textContent = !view.thinking ? "The agent's search appears here while it thinks."
+      : solverFirst(info, view.game) ? "The game's exact solver goes first when it estimates " +
+        "it can solve this position in the move's time (up to half of it for MCTS, 90% for " +
+        "alpha-beta), and shows nothing until it is done; the search shows here once it starts."
+      : "The search has not reported yet…";
     return clearTable(body);
   }
   const { columns, summary } = layout(info, a, view.game.name);
@@ -111,6 +114,12 @@ export function renderAnalysis(view, a) {
     score: "Scores are the side to move's in the searched position.",
     policy: "Probabilities over the legal moves (the policy's output, renormalised).",
   }[info.values] || "";
+}
+
+// whether the agent tries the game's exact solver before its search reports anything
+function solverFirst(info, game) {
+  const off = info.settings.some(([key, value]) => key === "exact_solver" && value === "false");
+  return game.exact_solver && (info.name === "alphabeta" || info.name === "mcts") && !off;
 }
 
 function clearTable(body) {

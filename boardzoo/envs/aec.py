@@ -451,8 +451,8 @@ class BoardGameEnv(AECEnv):
         if self.illegal_action == "terminate":
             warnings.warn(
                 f"{agent} played the illegal action {excerpt(action)}: {err}. The game ends with "
-                f"-1 for {agent} and 0 for {self.agent_names[1 - seat]} (illegal_action='terminate'; "
-                "mask actions with obs['action_mask'])",
+                f"-1 for {agent} and 0 for {self.agent_names[1 - seat]} "
+                "(illegal_action='terminate'; mask actions with obs['action_mask'])",
                 IllegalActionWarning,
                 stacklevel=3,
             )

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-__all__ = ["GameKnowledge", "Knowledge", "SearchDefaults", "Solution",
-           "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
+__all__ = ["GameKnowledge", "Knowledge", "MoveRules", "SearchDefaults",
+           "Solution", "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
            "solve_within_reach", "solver_horizon", "solver_speed"]
 
 #: an attempt is made while its estimated cost is at most this many times the budget (the
@@ -60,6 +60,20 @@ class SearchDefaults(NamedTuple):
         return {k: v for k, v in self._asdict().items() if v is not None and k != "evidence"}
 
 
+class MoveRules(Protocol):
+    """What a player of the game does whatever its search says (Go: pass when passing wins,
+    never fill an own eye), applied by every searching agent's move pipeline
+    (:mod:`boardzoo.agents.move`). ``state`` is the position to move in (not terminal)."""
+
+    def before_search(self, game: Any, state: np.ndarray) -> int | None:
+        """The move to play without searching, or None to search."""
+
+    def after_search(self, game: Any, state: np.ndarray, action: int,
+                     visits: np.ndarray | None) -> int:
+        """The move to play instead of the searched ``action`` (``visits``: the search's root
+        visits per action, None where it counts none), or ``action`` itself."""
+
+
 Kernel = Callable[..., Any]
 
 
@@ -93,6 +107,9 @@ class GameKnowledge(Protocol):
     * ``prior_kernel(state, mask, out, values)``: compiled move priors for a PUCT search
       (``out``: a distribution over the legal actions of ``mask``; ``values``: the moves'
       heuristic values, or zeros);
+    * ``move_rules``: :class:`MoveRules`, applied by every searching agent;
+    * ``result_text(game, state) -> str``: a finished game's result as its players write it
+      (Go: ``B+3.5``, the score with the dead stones removed), which the arena records;
     * ``search_defaults``: :class:`SearchDefaults`.
     """
 
@@ -125,6 +142,10 @@ class GameKnowledge(Protocol):
     @property
     def prior_kernel(self) -> Kernel | None: ...
     @property
+    def move_rules(self) -> MoveRules | None: ...
+    @property
+    def result_text(self) -> Callable[[Any, np.ndarray], str] | None: ...
+    @property
     def search_defaults(self) -> SearchDefaults: ...
 
 
@@ -146,6 +167,8 @@ class Knowledge:
     playout_trace_kernel: Kernel | None = None
     playout_value_kernel: Kernel | None = None
     prior_kernel: Kernel | None = None
+    move_rules: MoveRules | None = None
+    result_text: Callable[[Any, np.ndarray], str] | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 
 

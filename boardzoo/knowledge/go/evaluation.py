@@ -197,7 +197,7 @@ def ownership_estimate_kernel(state, rng, playouts, out):
     ``out`` (float, ``[N*N]``, action order) gets the mean final Tromp-Taylor owner, +1
     Black ... -1 White. Returns the mean final area score from Black's view, komi included.
     Dead stones are those whose points end mostly owned by the opponent (what
-    :mod:`boardzoo.gtp.engine` reports for final_score/final_status_list)."""
+    :mod:`boardzoo.knowledge.go.scoring` removes before the final score)."""
     scratch = np.empty_like(state)
     owner = np.empty(out.shape[0])
     out[:] = 0.0

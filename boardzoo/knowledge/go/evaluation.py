@@ -33,7 +33,7 @@ search prefers the bigger of two equally sure wins. Not a default: against GNU G
 move; benchmarks/results/go-strength.md).
 
 Ownership (:func:`ownership_estimate_kernel`): who owns each point at the end, averaged over
-heuristic playouts, for the dead stones of :mod:`boardzoo.gtp.engine`.
+heuristic playouts, for the dead stones of :mod:`boardzoo.knowledge.go.scoring`.
 """
 
 from __future__ import annotations

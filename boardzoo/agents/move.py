@@ -263,7 +263,7 @@ class SearchingAgent(KeywordChecked):
 def _move_rules(model: EnvModel) -> Any:
     """The game's rules of play around a search (its knowledge's ``move_rules``), or None."""
     knowledge = model.game.knowledge if isinstance(model, GameModel) else None
-    return None if knowledge is None else knowledge.move_rules
+    return getattr(knowledge, "move_rules", None)
 
 
 def _ruled_result(action: int, seconds: float) -> SearchResult:

@@ -756,10 +756,15 @@ def _unique_names(specs: list[str]) -> list[str]:
     return names
 
 
+#: what :func:`_ask_move` returns when the person resigns a Go game
+RESIGN = -1
+
+
 def run_play(args: argparse.Namespace) -> int:
     from boardzoo.agents import make_agent
     from boardzoo.agents.defaults import default_opponent
     from boardzoo.envs import BoardGameEnv
+    from boardzoo.envs.aec import AGENTS
 
     game = _chosen_game(args.game, args.option)
     env = BoardGameEnv(game, render_mode="ansi", illegal_action="raise")
@@ -768,10 +773,11 @@ def run_play(args: argparse.Namespace) -> int:
     _check_agents_play(game, {spec: opponent})
     _warm_up(game, [opponent])  # compiled before the human's first move
     env.reset(seed=args.seed)
-    human = f"player_{args.seat}"
+    human, names = f"player_{args.seat}", game.seat_names
     print(
-        f"You are {human} ({env.game.piece_symbols[args.seat + 1]}), against {spec}. "
-        "Type a move, 'help' for legal moves, 'quit' to stop."
+        f"You are {names[args.seat]} ({env.game.piece_symbols[args.seat + 1]}), against "
+        f"{spec}. Type a move, 'help' for legal moves, 'quit' to stop"
+        + (", 'resign' to resign." if game.name == "go" else ".")
     )
     for agent in env.agent_iter():
         _, _, termination, truncation, _ = env.last(observe=False)
@@ -781,13 +787,22 @@ def run_play(args: argparse.Namespace) -> int:
         if agent == human:
             print(env.render())
             action = _ask_move(env)
+            if action == RESIGN:
+                from boardzoo.knowledge.go.scoring import winner_text
+
+                print(f"{names[args.seat]} resigns. Result: {winner_text(1 - args.seat, 'R')}")
+                return 0
             if action is None:
                 return 0
         else:
             action = opponent.act(env)
-            print(f"{agent} plays {env.action_to_str(action)}")
+            print(f"{names[AGENTS.index(agent)]} plays {env.action_to_str(action)}")
         env.step(action)
     print(env.render())
+    if game.name == "go":
+        from boardzoo.knowledge.go.scoring import score_report
+
+        print(f"Result: {score_report(game, env.state_array)}")
     return 0
 
 
@@ -801,6 +816,8 @@ def _ask_move(env: Any) -> int | None:
             return None
         if text in ("quit", "exit", "q"):
             return None
+        if text == "resign" and env.game.name == "go":
+            return RESIGN
         legal = [env.action_to_str(a) for a in env.legal_mask().nonzero()[0]]
         if text in ("help", "?", ""):
             print("legal moves:", " ".join(legal))
@@ -831,12 +848,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_gtp(args: argparse.Namespace) -> int:
-    from boardzoo.gtp.engine import (
-        DEFAULT_MOVE_TIME,
-        TIME_MARGIN,
-        GoGtpEngine,
-        serve,
-    )
+    from boardzoo.gtp.clock import TIME_MARGIN
+    from boardzoo.gtp.engine import DEFAULT_MOVE_TIME, GoGtpEngine
+    from boardzoo.gtp.serve import serve
 
     engine = GoGtpEngine(
         agent=args.agent,

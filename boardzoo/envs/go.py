@@ -257,6 +257,7 @@ class Go(Game):
     kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
                       playout_trace=playout_trace_kernel, observe=observe_kernel)
     pieces_on_intersections = True
+    seat_names = ("Black", "White")
     pass_action: int  #: N*N, set with the board's size
     position_format = (
         "SGF text, e.g. (;GM[1]FF[4]SZ[9]KM[7.5]AB[cc]AW[gg]PL[B];B[ee];W[]): SZ, KM, "
@@ -305,6 +306,17 @@ class Go(Game):
         grid[STONE] = BORDER
         for a in range(n * n):
             grid[STONE, (a // n + 1) * (n + 1) + a % n + 1] = EMPTY
+        return state
+
+    def board_position(self, cells: np.ndarray, to_play: int) -> np.ndarray:
+        """A fresh game whose setup stones are ``cells`` (``[N*N]`` in action order: 0 empty,
+        1 Black, 2 White) with ``to_play`` (0 Black, 1 White) to move: a board without its
+        history (the playouts that score a finished game start from one).
+        InvalidPositionError if some chain has no liberty."""
+        state = self._blank_state(int(to_play))
+        state[setup_start(state) : setup_start(state) + self.size**2] = cells
+        if not _start(state):
+            raise InvalidPositionError("the board is not a Go position: a chain has no liberty")
         return state
 
     # ------------------------------------------------------------------- game hooks

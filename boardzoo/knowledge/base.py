@@ -18,8 +18,8 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-__all__ = ["GameKnowledge", "Knowledge", "SearchDefaults", "Solution",
-           "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
+__all__ = ["GameKnowledge", "Knowledge", "MoveRules", "SearchDefaults",
+           "Solution", "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
            "solve_within_reach", "solver_horizon", "solver_speed"]
 
 #: an attempt is made while its estimated cost is at most this many times the budget (the
@@ -58,6 +58,20 @@ class SearchDefaults(NamedTuple):
     def recommended(self) -> dict[str, Any]:
         """The settings given, as ``{name: value}`` (what ``MCTSAgent``'s "auto" applies)."""
         return {k: v for k, v in self._asdict().items() if v is not None and k != "evidence"}
+
+
+class MoveRules(Protocol):
+    """What a player of the game does whatever its search says (Go: pass when passing wins,
+    never fill an own eye), applied by every searching agent's move pipeline
+    (:mod:`boardzoo.agents.move`). ``state`` is the position to move in (not terminal)."""
+
+    def before_search(self, game: Any, state: np.ndarray) -> int | None:
+        """The move to play without searching, or None to search."""
+
+    def after_search(self, game: Any, state: np.ndarray, action: int,
+                     visits: np.ndarray | None) -> int:
+        """The move to play instead of the searched ``action`` (``visits``: the search's root
+        visits per action, None where it counts none), or ``action`` itself."""
 
 
 Kernel = Callable[..., Any]
@@ -102,6 +116,9 @@ class GameKnowledge(Protocol):
       pass in place where passing is a safe test (False, the state unusable, where it is
       not: zugzwang-prone positions), for null-move pruning; ``late_move_reductions``:
       search late quiet moves a ply shallower first;
+    * ``move_rules``: :class:`MoveRules`, applied by every searching agent;
+    * ``result_text(game, state) -> str``: a finished game's result as its players write it
+      (Go: ``B+3.5``, the score with the dead stones removed), which the arena records;
     * ``search_defaults``: :class:`SearchDefaults`.
     """
 
@@ -141,6 +158,9 @@ class GameKnowledge(Protocol):
     def null_move_kernel(self) -> Kernel | None: ...
     @property
     def late_move_reductions(self) -> bool: ...
+    def move_rules(self) -> MoveRules | None: ...
+    @property
+    def result_text(self) -> Callable[[Any, np.ndarray], str] | None: ...
     @property
     def search_defaults(self) -> SearchDefaults: ...
 
@@ -167,6 +187,8 @@ class Knowledge:
     in_check_kernel: Kernel | None = None
     null_move_kernel: Kernel | None = None
     late_move_reductions: bool = False
+    move_rules: MoveRules | None = None
+    result_text: Callable[[Any, np.ndarray], str] | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 
 

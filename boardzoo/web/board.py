@@ -164,5 +164,6 @@ def result_detail(game: Game, state: np.ndarray) -> str | None:
     score = getattr(game, "score", None)
     if score is None:
         return None
-    points = score(state)
-    return "0" if points == 0 else f"{'B' if points > 0 else 'W'}+{abs(points):g}"
+    from boardzoo.knowledge.go.scoring import result_text
+
+    return result_text(score(state))

@@ -36,6 +36,13 @@ const signed = (value) => `${value >= 0 ? "+" : ""}${value.toFixed(2)}`;
 
 // [header, cell(move), class] columns and a summary for one analysis of an agent kind
 function layout(info, a, game) {
+  if (a.engine === "rule") {  // chosen by the game's rules of play, before any search
+    return {
+      columns: [["move", (m) => m.move]],
+      summary: "no search: the game's rules of play choose this move (Go: after the " +
+        "opponent's pass, a pass that wins as the board is scored)",
+    };
+  }
   if (a.engine === "solver" || (a.unit === "exact" && info.values === "score")) {
     const how = a.engine === "solver" ? "the game's exact solver proves"
       : "searched to the end of the game, it proves";

@@ -31,6 +31,7 @@ INTERRUPTED = {
     "gtp": "the engine stopped",
     "uci": "the engine stopped",
     "serve": "the server stopped",
+    "compile": "what finished compiling is cached and a rerun compiles the rest",
 }
 
 

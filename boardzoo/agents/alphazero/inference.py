@@ -16,15 +16,15 @@ import importlib.util
 import io
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 
 from boardzoo.errors import InvalidOptionError, excerpt, missing_extra
 
-if TYPE_CHECKING:
-    from boardzoo.agents.alphazero.network import AlphaZeroNet
+#: any network whose ``forward`` returns what ``AlphaZeroNet.forward`` does
+Network = torch.nn.Module
 
 __all__ = ["INFERENCE", "ONNX_THREADS", "Forward", "OnnxForward", "TorchForward",
            "network_forward", "resolve_inference"]
@@ -51,7 +51,7 @@ def resolve_inference(inference: str, device: torch.device) -> str:
     return inference
 
 
-def network_forward(net: AlphaZeroNet, inference: str) -> Forward:
+def network_forward(net: Network, inference: str) -> Forward:
     """The forward pass of ``net`` (in eval mode) on ``inference`` ("torch" or
     "onnxruntime"; see :func:`resolve_inference`); it pickles (arena worker processes)."""
     if inference == "onnxruntime":
@@ -66,7 +66,7 @@ def _onnx_installed() -> bool:
 class TorchForward:
     """``net``'s forward pass in torch, in inference mode, on the network's device."""
 
-    def __init__(self, net: AlphaZeroNet):
+    def __init__(self, net: Network):
         self.net = net
         self.device = next(net.parameters()).device
 
@@ -80,7 +80,7 @@ class OnnxForward:
     """``net``'s forward pass in ONNX Runtime on the CPU, :data:`ONNX_THREADS` intra-op
     threads, from the graph exported when this is made; pickled as that graph."""
 
-    def __init__(self, net: AlphaZeroNet):
+    def __init__(self, net: Network):
         self.model = _onnx_bytes(net)
         self._session = _session(self.model)
 
@@ -108,14 +108,15 @@ def _session(model: bytes) -> Any:
     return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
-def _onnx_bytes(net: AlphaZeroNet) -> bytes:
+def _onnx_bytes(net: Network) -> bytes:
     """``net`` as a serialized ONNX model with a dynamic batch axis (torch's TorchScript
     exporter: it needs no onnxscript and exports these networks as they are)."""
     try:
         import onnx  # noqa: F401  # the exporter imports it; name the extra if it is missing
     except ImportError as err:
         raise missing_extra(err, "inference='onnxruntime'") or err from None
-    example = torch.zeros((1, *net.planes_shape), device=next(net.parameters()).device)
+    shape = cast("tuple[int, int, int]", net.planes_shape)
+    example = torch.zeros((1, *shape), device=next(net.parameters()).device)
     batch: dict[int, str] = {0: "batch"}
     axes: Any = {"planes": batch, "logits": batch, "values": batch}
     buffer = io.BytesIO()

@@ -91,12 +91,12 @@ class Leaves(NamedTuple):
     @classmethod
     def room_for(cls, count: int, model: Any, roots: np.ndarray) -> Leaves:
         """Rows for ``count`` leaves of ``model``'s game (states shaped like ``roots``')."""
-        tag_planes = (model.game.planes_shape if isinstance(model, GameModel)
+        planes = (model.game.planes_shape if isinstance(model, GameModel)
                       and model.game.kernels.observe is not None else (0,))
         return cls(np.empty((count, *roots.shape[1:]), roots.dtype), np.zeros(count, np.int64),
                    np.zeros(count, np.int64), np.zeros(count, np.int64),
                    np.zeros((count, model.num_actions), np.bool_),
-                   np.zeros((count, *tag_planes), np.float32))
+                   np.zeros((count, *planes), np.float32))
 
 
 class Evaluations(NamedTuple):
@@ -427,15 +427,16 @@ class BatchedSearch:
         return Evaluations(logits, values)
 
     def _call_evaluator(self, tag: Any, model: Any, out: Leaves, rows: np.ndarray) -> Evaluations:
-        """One evaluator call for the leaves ``rows`` (float64 logits and values)."""
+        """One evaluator call for the leaves ``rows`` (float64 logits and values, contiguous
+        whatever the evaluator returns)."""
         planes = self._observations(tag, model, out, rows)
         start = monotonic()
         logits, values = self.evaluator(planes, out.masks[rows])
         self.stats.network_seconds += monotonic() - start
         self.stats.calls += 1
         self.stats.evaluations += len(rows)
-        return Evaluations(np.asarray(logits, np.float64),
-                           np.asarray(values, np.float64).reshape(-1))
+        return Evaluations(np.ascontiguousarray(logits, np.float64),  # one compiled signature
+                           np.ascontiguousarray(values, np.float64).reshape(-1))
 
     @staticmethod
     def _observations(tag: Any, model: Any, out: Leaves, rows: np.ndarray) -> np.ndarray:

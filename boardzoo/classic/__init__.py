@@ -1,11 +1,11 @@
 """Drop-ins for PettingZoo's classic board games, on boardzoo's compiled rules.
 
 ``from boardzoo.classic import connect_four_v3`` (or ``tictactoe_v3``, ``go_v5``,
-``chess_v6``) in place of ``from pettingzoo.classic import ...``: each module has PettingZoo's ``env()`` and
-``raw_env()`` with the same agents, spaces, observations, masks, rewards and wrapper chain,
-and keeps boardzoo's snapshots, planning model and agents. Where the installed PettingZoo has
-a registry, they are registered as ``boardzoo.classic/<name>`` (PettingZoo's own are
-``classic/<name>``; an id has one namespace).
+``chess_v6``) in place of ``from pettingzoo.classic import ...``: each module has
+PettingZoo's ``env()`` and ``raw_env()`` with the same agents, spaces, observations, masks,
+rewards and wrapper chain, and keeps boardzoo's snapshots, planning model and agents. Where
+the installed PettingZoo has a registry, they are registered as ``boardzoo.classic/<name>``
+(PettingZoo's own are ``classic/<name>``; an id has one namespace).
 """
 
 from __future__ import annotations

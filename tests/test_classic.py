@@ -205,3 +205,27 @@ def test_boardzoo_extras_work_on_the_drop_ins():
     while not ttt.terminations["player_1"]:
         ttt.step(agent.act(ttt))
     assert ttt.rewards == {"player_1": 0, "player_2": 0}  # perfect play draws
+
+
+def test_chess_snapshots_and_planning():
+    """A chess_v6 snapshot continues with the same observations where the eight positions of
+    history follow a capture or single pawn step (they are rebuilt from the moves since);
+    chess_v0's is refused; boardzoo's model plans on it."""
+    from boardzoo.envs.chess import env as chess_v0
+    from boardzoo.errors import IncompatibleSnapshotError
+
+    env = classic.chess_v6.env()
+    env.reset()
+    for move in "e2e4 e7e5 d2d3 b8c6 g1f3 g8f6 f3g1 f6g8 g1f3 c6b8".split():
+        env.step(env.unwrapped.str_to_action(move))
+    snapshot, seen = env.unwrapped.clone_state(), env.last()[0]
+    fresh = classic.chess_v6.env()
+    fresh.reset()
+    fresh.unwrapped.restore_state(snapshot)
+    for key in ("observation", "action_mask"):
+        assert np.array_equal(fresh.last()[0][key], seen[key])
+    other = chess_v0()
+    other.reset()
+    with pytest.raises(IncompatibleSnapshotError):
+        fresh.unwrapped.restore_state(other.clone_state())
+    assert EnvModel(fresh).legal_mask(EnvModel(fresh).root()).sum() == seen["action_mask"].sum()

@@ -22,8 +22,11 @@ piece planes trade places:
 
 The ``board`` attribute is a python-chess ``Board`` (python-chess installed separately),
 built from the state when read, with the moves since the last capture or pawn move on its
-move stack (they decide repetitions). Positions set by ``restore_state`` or the reset options
-rebuild the history planes from those moves only.
+move stack (they decide repetitions). After ``restore_state`` or a reset to a given position
+the history planes are rebuilt from the positions since the last capture or pawn move (older
+ones read as empty, and a two-square pawn advance that allows no en passant capture is not
+marked on that first position); a snapshot taken and restored in play within them, or
+any game stepped from the start, has chess_v6's planes exactly.
 """
 
 from __future__ import annotations

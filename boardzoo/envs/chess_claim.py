@@ -86,6 +86,11 @@ class ClaimChess(Chess):
                       playout=_playout, playout_trace=_playout_trace,
                       observe=cm.observe_kernel)
 
+    @property
+    def key(self) -> tuple:
+        """Not chess's: a snapshot of chess_v0 may hold a position this game has ended."""
+        return ("chess_v6", super().key[1])
+
     def parse_position(self, text: str) -> np.ndarray:
         """Chess's position text; the position reached ends the game when a draw can be
         claimed there."""

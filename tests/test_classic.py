@@ -229,3 +229,16 @@ def test_chess_snapshots_and_planning():
     with pytest.raises(IncompatibleSnapshotError):
         fresh.unwrapped.restore_state(other.clone_state())
     assert EnvModel(fresh).legal_mask(EnvModel(fresh).root()).sum() == seen["action_mask"].sum()
+
+
+def test_chess_board_without_python_chess_says_what_to_install(monkeypatch):
+    import sys
+
+    from boardzoo.errors import MissingExtraError
+
+    env = classic.chess_v6.env()
+    env.reset()
+    monkeypatch.setitem(sys.modules, "chess", None)  # import chess fails
+    with pytest.raises(MissingExtraError, match="pip install chess"):
+        env.unwrapped.board
+    env.step(env.unwrapped.str_to_action("e2e4"))  # stepping never needs it

@@ -13,8 +13,8 @@ ARENA_STAMP := $(VENV)/.installed-arena
 RLLIB_STAMP := $(RLLIB_VENV)/.installed-rllib
 OLDEST_STAMP := $(OLDEST_VENV)/.installed-oldest
 # what `make test-oldest` runs: the bitboard games, the registry and the classic drop-ins
-OLDEST_TESTS := tests/test_connect_four.py tests/test_othello.py tests/test_tictactoe.py \
-	tests/test_classic.py tests/test_registry.py
+OLDEST_TESTS := tests/test_connect_four.py tests/test_othello.py tests/test_chess.py \
+	tests/test_tictactoe.py tests/test_classic.py tests/test_registry.py
 PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
@@ -47,13 +47,18 @@ $(OLDEST_STAMP): pyproject.toml constraints-oldest.txt
 	python3 -m venv $(OLDEST_VENV)
 	$(OLDEST_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(OLDEST_VENV)/bin/python -m pip install --quiet -c constraints-oldest.txt -e . \
-		"pytest>=8.0" "pytest-xdist>=3.5" "hypothesis>=6.100" "pygame-ce>=2.4"
+		"pytest>=8.0" "pytest-xdist>=3.5" "hypothesis>=6.100" "pygame-ce>=2.4" "chess>=1.10"
 	touch $(OLDEST_STAMP)
 
 arena: $(ARENA_STAMP)
 	$(VENV)/bin/boardzoo arena
 
-test: typecheck test-fast test-slow test-rllib test-oldest
+# every suite runs even if one before it failed; the last lines say which passed, which failed
+# (and the command that reruns it alone) and which did not run; the exit status is non-zero
+# if any failed
+SUITES := typecheck test-fast test-slow test-rllib test-oldest
+test:
+	@MAKE="$(MAKE)" .ci/suites $(SUITES)
 
 # mypy over the whole package ([tool.mypy] files in pyproject.toml)
 typecheck: $(STAMP)

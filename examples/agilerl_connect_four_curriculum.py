@@ -5,8 +5,8 @@ read the board through ``env.env.board`` as the tutorial does; then tournament s
 and mutation. Only the env import differs from a PettingZoo program.
 
 Needs AgileRL's stack (``pip install agilerl`` beside boardzoo; AgileRL's releases with this
-API pin numpy<2, which boardzoo supports). Run ``python examples/agilerl_connect_four_curriculum.py``;
-``--episodes`` scales it.
+API pin numpy<2, which boardzoo supports). Run
+``python examples/agilerl_connect_four_curriculum.py``; ``--episodes`` scales it.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def main(episodes: int = 20, seed: int = 0) -> list[float]:
     """Train the population for ``episodes`` games each, then select and mutate; returns
     each agent's mean lesson reward."""
     random.seed(seed)
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - AgileRL explores with numpy's global generator
     torch.manual_seed(seed)
     env = connect_four_v3.env()
     env.reset(seed=seed)

@@ -160,3 +160,13 @@ def test_outputs_that_cannot_be_written_are_refused_before_the_work(command, opt
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) in (["a_file"], ["a_file", "out"])
+
+
+def test_every_command_says_what_an_interruption_left_behind():
+    import argparse
+
+    from boardzoo.cli import INTERRUPTED, build_parser
+
+    commands = next(action for action in build_parser()._actions
+                    if isinstance(action, argparse._SubParsersAction))
+    assert set(commands.choices) == set(INTERRUPTED)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import warnings
 import weakref
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -18,7 +19,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from boardzoo.envs.core import OUTCOME, TO_PLAY, Game, outcome_returns
+from boardzoo.envs.core import OUTCOME, P0_WINS, P1_WINS, PLY, TO_PLAY, Game, outcome_returns
 from boardzoo.envs.drawing import BoardPicture, draw_board
 from boardzoo.envs.render import HumanWindow, render_ansi
 from boardzoo.errors import (
@@ -171,6 +172,27 @@ class BoardGameEnv(AECEnv):
         self._reset_bookkeeping()
         self._started = False  # step() needs a reset() or restore_state() first, as in PettingZoo
 
+    def __repr__(self) -> str:
+        """What a notebook or a debugger shows: the game with its options, then where the
+        game stands, e.g. ``<connect_four_v0 env: ConnectFour(rows=6, columns=7), ply 3,
+        position '445', player_1 to play>``."""
+        shell = "" if self.illegal_action == "terminate" else (
+            f", illegal_action={self.illegal_action!r}")
+        return f"<{self.metadata['name']} env: {self.game!r}{shell}, {self._standing()}>"
+
+    def _standing(self) -> str:
+        """Where the game stands, in words, with the position in the game's notation."""
+        if not self._started:
+            return "not started: call reset()"
+        where = f"ply {int(self._state[PLY])}, position {excerpt(self.position())}"
+        if self.agents and not any(self.terminations.values()):
+            return f"{where}, {self.agent_selection} to play"
+        outcome = int(self._state[OUTCOME])
+        if not outcome:
+            return f"{where}, game over by an illegal move"
+        winner = {P0_WINS: "player_0 won", P1_WINS: "player_1 won"}.get(outcome, "a draw")
+        return f"{where}, game over: {winner}"
+
     # --------------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -203,7 +225,7 @@ class BoardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise GameOverError(
-                    f"the game is over; {agent} may only step(None) to leave, got {action!r}"
+                    f"the game is over; {agent} may only step(None) to leave, got {excerpt(action)}"
                 )
             self._was_dead_step(action)
             return
@@ -357,6 +379,11 @@ class BoardGameEnv(AECEnv):
         self, options: dict[str, Any]
     ) -> tuple[np.ndarray, tuple[np.ndarray, int] | None]:
         """The state ``reset`` starts from, and its last move when the options give it."""
+        if not isinstance(options, Mapping):
+            raise InvalidOptionError(
+                f"reset options must be a dict such as {{'moves': [...]}} or {{'position': "
+                f"'...'}}, got {excerpt(options)} of type {type(options).__name__}"
+            )
         unknown = set(options) - {"moves", "position"}
         if unknown:  # Gymnasium's convention is to tolerate them, so warn rather than raise
             warnings.warn(
@@ -423,8 +450,8 @@ class BoardGameEnv(AECEnv):
         returns = forfeit_returns(seat, self.illegal_action)
         if self.illegal_action == "terminate":
             warnings.warn(
-                f"{agent} played the illegal action {action!r}: {err}. The game ends with -1 "
-                f"for {agent} and 0 for {self.agent_names[1 - seat]} "
+                f"{agent} played the illegal action {excerpt(action)}: {err}. The game ends with "
+                f"-1 for {agent} and 0 for {self.agent_names[1 - seat]} "
                 "(illegal_action='terminate'; mask actions with obs['action_mask'])",
                 IllegalActionWarning,
                 stacklevel=3,
@@ -473,8 +500,9 @@ def _sealed(state: np.ndarray, key: tuple) -> np.ndarray:
 
 
 def _is_sealed(state: Any, key: tuple) -> bool:
-    """Whether ``state`` is itself an array :func:`_sealed` made in this process for ``key``."""
-    return _SEALED_STATES.get((id(state), key)) is state
+    """Whether ``state`` is itself an array :func:`_sealed` made in this process for ``key``
+    (None never is: the table's answer for an unknown id is None too)."""
+    return state is not None and _SEALED_STATES.get((id(state), key)) is state
 
 
 def _is_game_in_progress(snapshot: EnvSnapshot, agents: tuple[str, str]) -> bool:

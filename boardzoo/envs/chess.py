@@ -67,7 +67,16 @@ import numpy as np
 
 from boardzoo.envs import chess_moves as cm
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY, TO_PLAY, Game, Kernels
+from boardzoo.envs.core import (
+    DRAW,
+    ONGOING,
+    OUTCOME,
+    PLY,
+    TO_PLAY,
+    DeclaredKnowledge,
+    Game,
+    Kernels,
+)
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.options import strict_keywords
 
@@ -382,6 +391,7 @@ class Chess(Game):
     kernels = Kernels(legal_mask=cm.legal_mask_kernel, apply=cm.apply_kernel,
                       playout=cm.playout_kernel, playout_trace=cm.playout_trace_kernel,
                       observe=cm.observe_kernel)
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.chess:KNOWLEDGE")
     piece_symbols = (".", "W", "B")
     lettered_pieces = True
     board_rgb = (181, 136, 99)

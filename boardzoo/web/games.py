@@ -354,8 +354,7 @@ class Games:
             return
         entry.go_end_ref = next_ref()
         self.pool.send(entry.worker, {"cmd": "go_end", "ref": entry.go_end_ref,
-                                      "sgf": session.game.position(session.state),
-                                      "options": dict(session.game.options)})
+                                      "snapshot": session.history[-1]})
 
     def _abandon_search(self, entry: _Game) -> None:
         """Stop the search in progress or queued; its answer will be stale and dropped."""

@@ -13,8 +13,8 @@ its tree between moves) and talks to the server over a pipe. Every request carri
   ``progress`` (``analysis``) while it searches, then ``move`` (``action``, ``analysis``,
   ``seconds``); ``{"cmd": "ponder", "ref", "snapshot"}``: search the person's position until
   the next request arrives -> ``pondered``;
-* ``{"cmd": "go_end", "ref", "sgf"}``: the finished Go game's dead stones -> ``go_end``
-  (``dead``: cells, ``score``: the score without them, as GTP's final_score);
+* ``{"cmd": "go_end", "ref", "snapshot"}``: the finished Go game's dead stones -> ``go_end``
+  (``dead``: cells, ``score``: the score without them, as every front-end's);
 * ``{"cmd": "release", "ref"}``: drop the agent and its tree -> ``released`` (the process
   keeps its compiled code for the next game); ``{"cmd": "quit"}``: end.
 
@@ -192,7 +192,9 @@ def _handle(message: Message, held: dict[str, Any], stop_value: Any, conn: Any):
         yield {"type": "move", "action": int(action), "analysis": analysis,
                "seconds": time.perf_counter() - start}
     elif command == "go_end":
-        dead, score = go_end(message["sgf"], message["options"])
+        env = held["env"]
+        env.restore_state(message["snapshot"])
+        dead, score = go_end(env)
         yield {"type": "go_end", "dead": dead, "score": score}
     elif command == "release":
         held.clear()

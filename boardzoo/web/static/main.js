@@ -187,7 +187,13 @@ function renderStatus(v) {
     text = `The agent is warming up: building its compiled search${what}, once per game and ` +
       "agent kind. “Move now” plays a quick move meanwhile.";
   } else text = `The agent (${sideName(v.game, 1 - you)}) is thinking…`;
-  $("status").textContent = [text, counts(v)].filter(Boolean).join("  ·  ");
+  const phrases = [text, counts(v)].filter(Boolean).map((phrase) => {
+    const span = document.createElement("span");
+    span.className = "phrase";
+    span.textContent = phrase;
+    return span;
+  });
+  $("status").replaceChildren(...phrases.flatMap((p, k) => (k ? [" · ", p] : [p])));
   $("status").dataset.state = v.result ? "over" : v.board.to_play === you ? "you" : "agent";
 }
 

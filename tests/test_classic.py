@@ -240,5 +240,16 @@ def test_chess_board_without_python_chess_says_what_to_install(monkeypatch):
     env.reset()
     monkeypatch.setitem(sys.modules, "chess", None)  # import chess fails
     with pytest.raises(MissingExtraError, match="pip install chess"):
-        env.unwrapped.board
+        _ = env.unwrapped.board
     env.step(env.unwrapped.str_to_action("e2e4"))  # stepping never needs it
+
+
+def test_chess_ansi_is_python_chess_text():
+    ours, pz = classic.chess_v6.env(render_mode="ansi"), theirs("chess_v6", render_mode="ansi")
+    for env in (ours, pz):
+        env.reset()
+    for move in ("e2e4", "c7c5", "g1f3"):
+        action = ours.unwrapped.str_to_action(move)
+        for env in (ours, pz):
+            env.step(action)
+    assert ours.render() == pz.render()

@@ -34,7 +34,7 @@ CLASSIC_INTRO = """## pettingzoo.classic drop-ins
 
 `boardzoo.classic` has PettingZoo's classic board games under their own module names, on
 boardzoo's compiled rules: `from boardzoo.classic import connect_four_v3` (or `tictactoe_v3`,
-`go_v5`) in place of `from pettingzoo.classic import ...`, or
+`go_v5`, `chess_v6`) in place of `from pettingzoo.classic import ...`, or
 `pettingzoo.make("aec", "boardzoo.classic/connect_four_v3")` where PettingZoo has a registry.
 Each section is the docstring of its module (`boardzoo/classic/<name>.py`). How they differ
 from boardzoo's own envs of the same games:
@@ -42,13 +42,14 @@ from boardzoo's own envs of the same games:
 | | boardzoo's `<game>_v0` | `boardzoo.classic.<name>` (as PettingZoo's) |
 | --- | --- | --- |
 | agents | `player_0`, `player_1` | PettingZoo's: `player_0`/`player_1`, tic-tac-toe `player_1`/`player_2`, Go `black_0`/`white_0` |
-| observation | float32 planes | int8 planes; Go: bool (N, N, 17), 8 positions of history and the side to move |
+| observation | float32 planes | int8 planes; Go: bool (N, N, 17), 8 positions of history and the side to move; chess: bool (8, 8, 111), 8 positions of history |
 | mask after the end | all zeros | the selected agent's moves in the final position (Go: only the pass) |
 | rewards | Python floats | ints (Go: `last()` gives np.float64, as go_v5) |
 | `env()` | the env itself | PettingZoo's wrapper chain; `env.unwrapped` is the raw env, `env.env.board` works |
 | illegal action | the env ends the game (-1 for the mover), also out of range | `TerminateIllegalWrapper` ends it (-1.0); out of range fails `AssertOutOfBoundsWrapper`'s assert |
 | Go rules | 9x9, positional superko, 3 * N * N plies | 19x19, simple ko, 100 * N * N plies (go_v5: no limit) |
-| render modes | `human`, `ansi`, `rgb_array` | `human`, `rgb_array` (boardzoo's pictures) |
+| chess's end | checkmate, stalemate, insufficient material, a position's third occurrence, 100 halfmoves | as soon as a draw can be claimed (a repetition or the fiftieth move one move away): a ply earlier |
+| render modes | `human`, `ansi`, `rgb_array` | `human`, `rgb_array` (boardzoo's pictures); chess also `ansi` (python-chess's text) |
 
 Both keep boardzoo's snapshots (`env.unwrapped.clone_state()`), `EnvModel` planning and
 boardzoo's agents.

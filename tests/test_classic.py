@@ -28,8 +28,9 @@ CASES = [
     ("tictactoe_v3", {}, 300),
     ("go_v5", {"board_size": 9}, 4),
     ("go_v5", {}, 2),  # 19x19: a game is about 600 plies
+    ("chess_v6", {}, 16),  # about 300 plies a game; PettingZoo's chess is slow
 ]
-IDS = ["connect_four", "tictactoe", "go_9x9", "go_19x19"]
+IDS = ["connect_four", "tictactoe", "go_9x9", "go_19x19", "chess"]
 
 
 def theirs(name: str, **options):
@@ -54,6 +55,9 @@ def assert_same_board(name, ours, pz, where) -> None:
         assert ours.env.board == pz.env.board, where  # AgileRL reads env.env.board
     elif name == "tictactoe_v3":
         assert ours.unwrapped.board.squares == pz.unwrapped.board.squares, where
+    elif name == "chess_v6":
+        board, want = ours.unwrapped.board, pz.unwrapped.board
+        assert board.fen() == want.fen() and board.is_repetition(2) == want.is_repetition(2), where
 
 
 def play_in_lockstep(name, options, games, illegal_every=0):
@@ -94,12 +98,48 @@ def test_lockstep_with_pettingzoo(name, options, games):
     assert play_in_lockstep(name, options, games) > 0
 
 
-@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3"])
-def test_illegal_moves_in_lockstep(name):
-    play_in_lockstep(name, {}, 40, illegal_every=2)
+@pytest.mark.parametrize(("name", "games"), [("connect_four_v3", 40), ("tictactoe_v3", 40),
+                                             ("chess_v6", 6)])
+def test_illegal_moves_in_lockstep(name, games):
+    play_in_lockstep(name, {}, games, illegal_every=2)
 
 
-@pytest.mark.parametrize(("name", "options"), [(c[0], c[1]) for c in CASES[:3]], ids=IDS[:3])
+@pytest.mark.slow
+def test_chess_lockstep_many_games():
+    assert play_in_lockstep("chess_v6", {}, 150) > 0
+
+
+def test_chess_ends_when_a_draw_can_be_claimed():
+    """A threefold repetition one move away ends chess_v6 (as PettingZoo's) a ply before
+    boardzoo's chess_v0; the fifty-move claim as python-chess's ``can_claim_draw``."""
+    import chess
+
+    from boardzoo.envs.chess import env as chess_v0
+    from boardzoo.envs.chess_claim import ClaimChess
+    from boardzoo.envs.core import ONGOING, OUTCOME
+
+    ours, pz, plain = classic.chess_v6.env(), theirs("chess_v6"), chess_v0()
+    for env in (ours, pz, plain):
+        env.reset()
+    for ply, move in enumerate("g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1".split()):
+        action = plain.unwrapped.str_to_action(move)
+        for env in (ours, pz, plain):
+            env.step(action)
+        assert_same_last(ours, pz, ply)
+    assert ours.terminations["player_1"] and ours.rewards == {"player_0": 0, "player_1": 0}
+    assert not plain.terminations["player_1"]  # chess_v0 waits for the third occurrence
+    game = ClaimChess()
+    for fen in ("1k6/8/8/8/8/8/8/R6K w - - 99 80", "1k6/8/8/8/8/8/8/R6K w - - 98 80",
+                "1k6/8/8/8/8/8/p7/R6K w - - 99 80", "k7/1R6/8/8/8/8/8/1R5K b - - 99 80"):
+        over = chess.Board(fen).is_game_over(claim_draw=True)
+        assert (game.parse_position(fen)[OUTCOME] != ONGOING) == over, fen
+
+
+PETTINGZOO_TESTED = [i for i, c in enumerate(CASES) if c[0] != "go_v5" or c[1]]  # not 19x19
+
+
+@pytest.mark.parametrize(("name", "options"), [CASES[i][:2] for i in PETTINGZOO_TESTED],
+                         ids=[IDS[i] for i in PETTINGZOO_TESTED])
 def test_pettingzoo_tests(name, options):
     module = getattr(classic, name)
     with warnings.catch_warnings():
@@ -109,7 +149,7 @@ def test_pettingzoo_tests(name, options):
         render_test(lambda render_mode: module.env(**options, render_mode=render_mode))
 
 
-@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3", "go_v5"])
+@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3", "go_v5", "chess_v6"])
 def test_spaces_agents_metadata_and_wrappers_are_pettingzoo(name):
     ours, pz = getattr(classic, name).env(), theirs(name)
     assert ours.possible_agents == pz.possible_agents
@@ -165,3 +205,51 @@ def test_boardzoo_extras_work_on_the_drop_ins():
     while not ttt.terminations["player_1"]:
         ttt.step(agent.act(ttt))
     assert ttt.rewards == {"player_1": 0, "player_2": 0}  # perfect play draws
+
+
+def test_chess_snapshots_and_planning():
+    """A chess_v6 snapshot continues with the same observations where the eight positions of
+    history follow a capture or single pawn step (they are rebuilt from the moves since);
+    chess_v0's is refused; boardzoo's model plans on it."""
+    from boardzoo.envs.chess import env as chess_v0
+    from boardzoo.errors import IncompatibleSnapshotError
+
+    env = classic.chess_v6.env()
+    env.reset()
+    for move in "e2e4 e7e5 d2d3 b8c6 g1f3 g8f6 f3g1 f6g8 g1f3 c6b8".split():
+        env.step(env.unwrapped.str_to_action(move))
+    snapshot, seen = env.unwrapped.clone_state(), env.last()[0]
+    fresh = classic.chess_v6.env()
+    fresh.reset()
+    fresh.unwrapped.restore_state(snapshot)
+    for key in ("observation", "action_mask"):
+        assert np.array_equal(fresh.last()[0][key], seen[key])
+    other = chess_v0()
+    other.reset()
+    with pytest.raises(IncompatibleSnapshotError):
+        fresh.unwrapped.restore_state(other.clone_state())
+    assert EnvModel(fresh).legal_mask(EnvModel(fresh).root()).sum() == seen["action_mask"].sum()
+
+
+def test_chess_board_without_python_chess_says_what_to_install(monkeypatch):
+    import sys
+
+    from boardzoo.errors import MissingExtraError
+
+    env = classic.chess_v6.env()
+    env.reset()
+    monkeypatch.setitem(sys.modules, "chess", None)  # import chess fails
+    with pytest.raises(MissingExtraError, match="pip install chess"):
+        _ = env.unwrapped.board
+    env.step(env.unwrapped.str_to_action("e2e4"))  # stepping never needs it
+
+
+def test_chess_ansi_is_python_chess_text():
+    ours, pz = classic.chess_v6.env(render_mode="ansi"), theirs("chess_v6", render_mode="ansi")
+    for env in (ours, pz):
+        env.reset()
+    for move in ("e2e4", "c7c5", "g1f3"):
+        action = ours.unwrapped.str_to_action(move)
+        for env in (ours, pz):
+            env.step(action)
+    assert ours.render() == pz.render()

@@ -13,7 +13,12 @@ from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_samples,
 from boardzoo.bench.envs import aec_work, pettingzoo_env
 
 #: boardzoo's game -> the drop-in's module name (PettingZoo's defaults: Go is 19x19)
-DROP_INS = {"tictactoe": "tictactoe_v3", "connect_four": "connect_four_v3", "go": "go_v5"}
+DROP_INS = {
+    "tictactoe": "tictactoe_v3",
+    "connect_four": "connect_four_v3",
+    "go": "go_v5",
+    "chess": "chess_v6",
+}
 #: the issue's target: at least 5x PettingZoo's plies per CPU-second
 TARGET = 5.0
 

@@ -119,11 +119,64 @@ for _name in _BOOKKEEPING:
 
 
 class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper``, reading through."""
+    """PettingZoo's ``TerminateIllegalWrapper``, reading through; a legal move of a running
+    game (the mask of the mover's last observation allows it) goes straight to the raw env,
+    anything else to PettingZoo's ``step``."""
+
+    def observe(self, agent: Any) -> Any:
+        """The raw env's observation; the selected agent's is kept for ``step`` (as
+        PettingZoo's)."""
+        raw = self._raw
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        obs = self._prev_obs
+        agent = raw.agent_selection
+        if (
+            type(action) is int
+            and type(obs) is dict
+            and not self._terminated
+            and not raw.terminations[agent]
+            and not raw.truncations[agent]
+            and obs["action_mask"][action]
+        ):
+            self._prev_obs = self._prev_info = None
+            raw.step(action)
+        else:
+            super().step(action)
 
 
 class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through; a Python int inside the
+    agents' common ``Discrete(n)`` passes without gymnasium's ``contains``."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self._actions = _common_discrete_size(self._raw)
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._actions:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+def _common_discrete_size(raw: Any) -> int:
+    """``n`` when every agent's action space is ``Discrete(n)`` starting at 0, else 0 (no
+    action is in range without gymnasium's check)."""
+    found = {
+        (type(space), space.n, space.start) if isinstance(space, spaces.Discrete) else None
+        for space in map(raw.action_space, raw.possible_agents)
+    }
+    if len(found) != 1 or None in found:
+        return 0
+    kind, n, start = found.pop()
+    return int(n) if kind is spaces.Discrete and start == 0 else 0
 
 
 class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
@@ -136,6 +189,28 @@ class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         super().reset(seed=seed, options=options)
         self._after_reset = self._raw
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: Any) -> Any:
+        if self._has_reset:
+            return self.env.observe(agent)
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, the bookkeeping read from the raw env."""
+        if not self._has_reset:
+            return super().last(observe)  # refused as PettingZoo's
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = self.env.observe(agent) if observe else None
+        return (obs, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
 
 
 for _name in set(_BOOKKEEPING) - {"_cumulative_rewards"}:

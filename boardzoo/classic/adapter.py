@@ -169,14 +169,11 @@ class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
 def _common_discrete_size(raw: Any) -> int:
     """``n`` when every agent's action space is ``Discrete(n)`` starting at 0, else 0 (no
     action is in range without gymnasium's check)."""
-    found = {
-        (type(space), space.n, space.start) if isinstance(space, spaces.Discrete) else None
+    sizes = {
+        int(space.n) if type(space) is spaces.Discrete and space.start == 0 else 0
         for space in map(raw.action_space, raw.possible_agents)
     }
-    if len(found) != 1 or None in found:
-        return 0
-    kind, n, start = found.pop()
-    return int(n) if kind is spaces.Discrete and start == 0 else 0
+    return sizes.pop() if len(sizes) == 1 else 0
 
 
 class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):

@@ -39,6 +39,8 @@ class ClassicEnv(BoardGameEnv):
 
     def __init__(self, game: Game, render_mode: str | None = None):
         super().__init__(game, render_mode=render_mode, illegal_action="raise")
+        self._seats = {agent: seat for seat, agent in enumerate(self.agent_names)}
+        self._planes_buffer = np.empty(game.planes_shape, dtype=np.float32)
         self.metadata = dict(type(self).metadata)
         planes = spaces.Box(0, 1, shape=self._planes_shape(), dtype=self.observation_dtype)
         mask = spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8)
@@ -65,9 +67,11 @@ class ClassicEnv(BoardGameEnv):
         return {"observation": self.planes(agent), "action_mask": mask}
 
     def planes(self, agent: str) -> np.ndarray:
-        """The observation planes of ``agent`` (int8, the game's planes)."""
-        seat = self.agent_names.index(agent)
-        return self.game.observe(self._state, seat).astype(self.observation_dtype)
+        """The observation planes of ``agent`` (int8, the game's planes): the game's observe
+        kernel fills one buffer, copied once as int8 (games without one override this)."""
+        buffer = self._planes_buffer
+        self.game.kernels.observe(self._state, self._seats[agent], buffer)
+        return buffer.astype(self.observation_dtype)
 
     def final_mask(self) -> np.ndarray:
         """Bool mask of the moves the PettingZoo env still lists once its game is over."""
@@ -136,19 +140,16 @@ class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
     def step(self, action: Any) -> None:
         raw = self._raw
         obs = self._prev_obs
-        agent = raw.agent_selection
-        if (
-            type(action) is int
-            and type(obs) is dict
-            and not self._terminated
-            and not raw.terminations[agent]
-            and not raw.truncations[agent]
-            and obs["action_mask"][action]
-        ):
-            self._prev_obs = self._prev_info = None
-            raw.step(action)
-        else:
-            super().step(action)
+        if type(obs) is dict and not self._terminated:
+            agent = raw.agent_selection
+            over = raw.terminations[agent] or raw.truncations[agent]
+            if (action is None and over) or (
+                type(action) is int and not over and obs["action_mask"][action]
+            ):  # a legal move, or an ended agent's None
+                self._prev_obs = self._prev_info = None
+                raw.step(action)
+                return
+        super().step(action)
 
 
 class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):

@@ -39,6 +39,8 @@ class ClassicEnv(BoardGameEnv):
 
     def __init__(self, game: Game, render_mode: str | None = None):
         super().__init__(game, render_mode=render_mode, illegal_action="raise")
+        self._seats = {agent: seat for seat, agent in enumerate(self.agent_names)}
+        self._planes_buffer = np.empty(game.planes_shape, dtype=np.float32)
         self.metadata = dict(type(self).metadata)
         planes = spaces.Box(0, 1, shape=self._planes_shape(), dtype=self.observation_dtype)
         mask = spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8)
@@ -65,9 +67,11 @@ class ClassicEnv(BoardGameEnv):
         return {"observation": self.planes(agent), "action_mask": mask}
 
     def planes(self, agent: str) -> np.ndarray:
-        """The observation planes of ``agent`` (int8, the game's planes)."""
-        seat = self.agent_names.index(agent)
-        return self.game.observe(self._state, seat).astype(self.observation_dtype)
+        """The observation planes of ``agent`` (int8, the game's planes): the game's observe
+        kernel fills one buffer, copied once as int8 (games without one override this)."""
+        buffer = self._planes_buffer
+        self.game.kernels.observe(self._state, self._seats[agent], buffer)
+        return buffer.astype(self.observation_dtype)
 
     def final_mask(self) -> np.ndarray:
         """Bool mask of the moves the PettingZoo env still lists once its game is over."""
@@ -119,11 +123,58 @@ for _name in _BOOKKEEPING:
 
 
 class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper``, reading through."""
+    """PettingZoo's ``TerminateIllegalWrapper``, reading through; a legal move of a running
+    game (the mask of the mover's last observation allows it) goes straight to the raw env,
+    anything else to PettingZoo's ``step``."""
+
+    def observe(self, agent: Any) -> Any:
+        """The raw env's observation; the selected agent's is kept for ``step`` (as
+        PettingZoo's)."""
+        raw = self._raw
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        obs = self._prev_obs
+        if type(obs) is dict and not self._terminated:
+            agent = raw.agent_selection
+            over = raw.terminations[agent] or raw.truncations[agent]
+            if (action is None and over) or (
+                type(action) is int and not over and obs["action_mask"][action]
+            ):  # a legal move, or an ended agent's None
+                self._prev_obs = self._prev_info = None
+                raw.step(action)
+                return
+        super().step(action)
 
 
 class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through; a Python int inside the
+    agents' common ``Discrete(n)`` passes without gymnasium's ``contains``."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self._actions = _common_discrete_size(self._raw)
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._actions:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+def _common_discrete_size(raw: Any) -> int:
+    """``n`` when every agent's action space is ``Discrete(n)`` starting at 0, else 0 (no
+    action is in range without gymnasium's check)."""
+    sizes = {
+        int(space.n) if type(space) is spaces.Discrete and space.start == 0 else 0
+        for space in map(raw.action_space, raw.possible_agents)
+    }
+    return sizes.pop() if len(sizes) == 1 else 0
 
 
 class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
@@ -136,6 +187,28 @@ class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         super().reset(seed=seed, options=options)
         self._after_reset = self._raw
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: Any) -> Any:
+        if self._has_reset:
+            return self.env.observe(agent)
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, the bookkeeping read from the raw env."""
+        if not self._has_reset:
+            return super().last(observe)  # refused as PettingZoo's
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = self.env.observe(agent) if observe else None
+        return (obs, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
 
 
 for _name in set(_BOOKKEEPING) - {"_cumulative_rewards"}:

@@ -23,11 +23,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from boardzoo.classic.adapter import ClassicEnv, wrapped
-from boardzoo.envs.core import DRAW, OUTCOME
+from boardzoo.envs.core import DRAW, OUTCOME, TO_PLAY
 from boardzoo.envs.go import Go
-from boardzoo.envs.go_board import MAX_MOVES_LIMIT
+from boardzoo.envs.go_board import MAX_MOVES_LIMIT, STONE, grid, to_point
 from boardzoo.options import strict_keywords
 
 __all__ = ["env", "raw_env"]
@@ -42,7 +43,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
 
     agent_names = ("black_0", "white_0")
     game: Go
-    _history: np.ndarray  # (N, N, 16) bool, the history planes
+    _observations: np.ndarray  # (2, N, N, 17) bool, each seat's observation
     no_reward = np.float64(0.0)
     observation_dtype = np.bool_
     metadata = {
@@ -72,8 +73,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
 
     def planes(self, agent: str) -> np.ndarray:
         """The 16 history planes and the side plane (module docstring)."""
-        side = np.full(self._history.shape[:2], agent == self.agent_names[1], dtype=np.bool_)
-        return np.dstack((self._history, side))
+        return self._observations[self._seats[agent]].copy()
 
     def final_mask(self) -> np.ndarray:
         """Only the pass."""
@@ -90,11 +90,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     # the history planes follow the state: a move shifts them, anything else rebuilds them
     def _after_move(self) -> None:
         before, _ = self._last_move  # type: ignore[misc]  # set by _play
-        colour = int(before[0]) + 1  # the mover's: state[TO_PLAY] before the move
-        shifted = np.empty_like(self._history)
-        shifted[:, :, 2:] = self._history[:, :, :-2]
-        _put(shifted, 0, self.game.cells(self._state), colour)
-        self._history = shifted
+        push_history_kernel(self._observations, self._state, before[TO_PLAY] + 1)
         super()._after_move()
 
     def _reset_bookkeeping(self) -> None:
@@ -106,12 +102,31 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
         self._rebuild_history()
 
     def _rebuild_history(self) -> None:
-        n = self.game.size
-        history = np.zeros((n, n, 2 * HISTORY), dtype=np.bool_)
+        n, planes = self.game.size, 2 * HISTORY
+        observations = np.zeros((2, n, n, planes + 1), dtype=np.bool_)
         recent = self.game.recent_boards(self._state, HISTORY)
         for k, (cells, colour) in enumerate(reversed(recent)):
-            _put(history, k, cells, colour)
-        self._history = history
+            _put(observations[0], k, cells, colour)
+        observations[1, :, :, :planes] = observations[0, :, :, :planes]
+        observations[1, :, :, planes] = True  # white_0's side plane
+        self._observations = observations
+
+
+@njit(cache=True)
+def push_history_kernel(observations, state, colour):
+    """In each seat's observation (2, N, N, 17), shift the 16 history planes two back, in
+    place, and put the board of ``state`` first: plane 0 the stones of ``colour`` (who
+    moved), plane 1 the other's."""
+    n = observations.shape[1]
+    g = grid(state)
+    for a in range(n * n):
+        stone = g[STONE, to_point(state, a)]
+        for seat in range(2):
+            planes = observations[seat, a // n, a % n]
+            for k in range(2 * HISTORY - 1, 1, -1):
+                planes[k] = planes[k - 2]
+            planes[0] = stone == colour
+            planes[1] = stone == 3 - colour
 
 
 def _put(history: np.ndarray, k: int, cells: np.ndarray, colour: int) -> None:

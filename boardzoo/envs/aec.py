@@ -379,6 +379,8 @@ class BoardGameEnv(AECEnv):
         self, options: dict[str, Any]
     ) -> tuple[np.ndarray, tuple[np.ndarray, int] | None]:
         """The state ``reset`` starts from, and its last move when the options give it."""
+        if type(options) is dict and not options:  # the common reset(), checked first
+            return self.game.initial_state(), None
         if not isinstance(options, Mapping):
             raise InvalidOptionError(
                 f"reset options must be a dict such as {{'moves': [...]}} or {{'position': "

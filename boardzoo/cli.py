@@ -160,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         metavar="FORMATS",
         help="also write the game records from the store, comma-separated formats: jsonl "
-        "(one record per line), sgf (Go and Gomoku games), csv (one row per game)",
+        "(one record per line), sgf (Go and Gomoku games), csv (one row per game), pgn "
+        "(chess games)",
     )
     _add_game_options(arena)
 

@@ -749,7 +749,7 @@ def run_play(args: argparse.Namespace) -> int:
                 return 0
         else:
             action = opponent.act(env)
-            print(f"{agent} plays {env.action_to_str(action)}")
+            print(f"{agent} plays {env.game.move_label(env.state_array, action)}")
         env.step(action)
     print(env.render())
     return 0
@@ -765,7 +765,7 @@ def _ask_move(env: Any) -> int | None:
             return None
         if text in ("quit", "exit", "q"):
             return None
-        legal = [env.action_to_str(a) for a in env.legal_mask().nonzero()[0]]
+        legal = [env.game.move_label(env.state_array, a) for a in env.legal_mask().nonzero()[0]]
         if text in ("help", "?", ""):
             print("legal moves:", " ".join(legal))
             continue

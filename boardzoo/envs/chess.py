@@ -432,6 +432,10 @@ class Chess(Game):
     def str_to_move(self, state: np.ndarray, text: str) -> int:
         return self._action(state, text, uci_only=False)
 
+    def move_label(self, state: np.ndarray, action: int) -> str:
+        """SAN (``Nf3``, ``O-O``, ``e8=Q+``)."""
+        return san(state, self.action_index(action))
+
     def _action(self, state: np.ndarray, text: str, uci_only: bool) -> int:
         move = _uci_move(text.strip().lower()) if isinstance(text, str) else None
         if move is not None:

@@ -4,8 +4,8 @@ chromium (Playwright's own browser download is not reachable here; .ci/run insta
 
 Checked: full games by clicking and by keys; chess by piece-then-square clicks with a
 promotion choice, the king in check and the PGN download; games that end with their page
-(reloads and closed tabs leave no game and no extra agent process); "Move now" during the warm-up and
-during a long search; undo clearing the analysis; stepping through a finished game;
+(reloads and closed tabs leave no game and no extra agent process); "Move now" during the
+warm-up and during a long search; undo clearing the analysis; stepping through a finished game;
 winning lines; the result banner; the layout at phone and laptop widths; the clock."""
 
 from __future__ import annotations

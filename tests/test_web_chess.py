@@ -60,3 +60,21 @@ def test_other_games_have_no_pgn_and_no_steps():
 
     session = GameSession(make_game("tictactoe"), "random")
     assert session.pgn() is None and session.view()["board"]["steps"] == {}
+
+
+@pytest.mark.parametrize("start, moves, words", [
+    (None, ["f2f3", "e7e5", "g2g4", "d8h4"], "by checkmate"),
+    ("k7/8/1Q6/8/8/8/8/7K w - - 0 1", ["b6c7"], "by stalemate"),
+    ("7k/8/8/8/8/8/1b6/K7 w - - 0 1", [], "by insufficient material"),
+])
+def test_the_result_says_how_the_game_ended(start, moves, words):
+    board = chess.Board() if start is None else chess.Board(start)
+    game = Chess()
+    session = GameSession(game, "random", start=start)
+    for move in moves:
+        session.play(game.str_to_move(session.state, move))
+        board.push_uci(move)
+    assert board.is_game_over(claim_draw=True)
+    assert session.result()["detail"] == words
+    assert session.result()["winner"] == {"1-0": 0, "0-1": 1, "1/2-1/2": None}[
+        board.result(claim_draw=True)]

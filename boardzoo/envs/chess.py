@@ -436,6 +436,10 @@ class Chess(Game):
         """SAN (``Nf3``, ``O-O``, ``e8=Q+``)."""
         return san(state, self.action_index(action))
 
+    def end_reason(self, state: np.ndarray) -> str | None:
+        """Why the game ended (see the module's :func:`end_reason`); None while it runs."""
+        return end_reason(state)
+
     def checked_king(self, state: np.ndarray) -> int | None:
         """The cell (row-major, rank 8 at the top, as :meth:`cells`) of the side to move's
         king when it is in check, else None."""

@@ -190,7 +190,11 @@ def _run(cells: np.ndarray, row: int, col: int, dr: int, dc: int) -> list[tuple[
 
 def result_detail(game: Game, state: np.ndarray) -> str | None:
     """The score of a finished game where its rules keep one (Go's area score, komi
-    included: "B+3.5", "W+9.5", "0"), else None."""
+    included: "B+3.5", "W+9.5", "0"), how it ended where its rules name ways (chess: "by
+    checkmate", "by insufficient material"), else None."""
+    reason = getattr(game, "end_reason", None)
+    if reason is not None:
+        return f"by {reason(state).replace('_', ' ')}"
     score = getattr(game, "score", None)
     if score is None:
         return None

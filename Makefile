@@ -2,18 +2,24 @@
 #   make arena   - create .venv, install boardzoo[arena] (torch CPU, SB3), run a Connect Four tournament
 #   make test    - create .venv, install boardzoo with its dev extras, run the whole test suite
 #                  (and the RLlib tests in .venv-rllib: RLlib pins gymnasium 1.2.2, the dev
-#                  venv keeps the newest gymnasium)
+#                  venv keeps the newest gymnasium; and the rules and drop-in tests in
+#                  .venv-oldest on the oldest supported numpy, gymnasium and PettingZoo)
 VENV ?= .venv
 RLLIB_VENV ?= .venv-rllib
+OLDEST_VENV ?= .venv-oldest
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 ARENA_STAMP := $(VENV)/.installed-arena
 RLLIB_STAMP := $(RLLIB_VENV)/.installed-rllib
+OLDEST_STAMP := $(OLDEST_VENV)/.installed-oldest
+# what `make test-oldest` runs: the bitboard games, the registry and the classic drop-ins
+OLDEST_TESTS := tests/test_connect_four.py tests/test_othello.py tests/test_chess.py \
+	tests/test_tictactoe.py tests/test_classic.py tests/test_registry.py
 PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
 
-.PHONY: arena test typecheck test-fast test-slow test-rllib bench docs clean
+.PHONY: arena test typecheck test-fast test-slow test-rllib test-oldest bench docs clean wheel
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -36,10 +42,23 @@ $(RLLIB_STAMP): pyproject.toml constraints.txt
 	$(RLLIB_VENV)/bin/python -m pip install --quiet -c constraints.txt -e ".[rllib]" "pytest>=8.0"
 	touch $(RLLIB_STAMP)
 
+# boardzoo alone on the oldest versions it supports (constraints-oldest.txt), no extras
+$(OLDEST_STAMP): pyproject.toml constraints-oldest.txt
+	python3 -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST_VENV)/bin/python -m pip install --quiet -c constraints-oldest.txt -e . \
+		"pytest>=8.0" "pytest-xdist>=3.5" "hypothesis>=6.100" "pygame-ce>=2.4" "chess>=1.10"
+	touch $(OLDEST_STAMP)
+
 arena: $(ARENA_STAMP)
 	$(VENV)/bin/boardzoo arena
 
-test: typecheck test-fast test-slow test-rllib
+# every suite runs even if one before it failed; the last lines say which passed, which failed
+# (and the command that reruns it alone) and which did not run; the exit status is non-zero
+# if any failed
+SUITES := typecheck test-fast test-slow test-rllib test-oldest
+test:
+	@MAKE="$(MAKE)" .ci/suites $(SUITES)
 
 # mypy over the whole package ([tool.mypy] files in pyproject.toml)
 typecheck: $(STAMP)
@@ -58,6 +77,11 @@ test-rllib: $(RLLIB_STAMP)
 	OMP_NUM_THREADS=1 $(RLLIB_VENV)/bin/python -m pytest -q \
 		tests/test_rllib.py tests/test_works_with.py tests/test_conformance.py -k "rllib or gymnasium"
 
+# the oldest supported numpy (1.26), gymnasium and PettingZoo: a few minutes
+test-oldest: $(OLDEST_STAMP)
+	OMP_NUM_THREADS=1 $(OLDEST_VENV)/bin/python -m pytest -m "not slow" -n $(PYTEST_WORKERS) -q \
+		$(OLDEST_TESTS)
+
 bench: $(STAMP)
 	$(VENV)/bin/boardzoo bench
 
@@ -66,4 +90,14 @@ docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) build dist site *.egg-info .pytest_cache
+	rm -rf $(VENV) $(RLLIB_VENV) $(OLDEST_VENV) build dist site *.egg-info .pytest_cache
+
+# the wheel, with every game's compiled code for any x86-64-v2 CPU in it (boardzoo/compiled:
+# a new installation loads it instead of compiling; see boardzoo.numba_cache). The folder
+# is removed afterwards: the source tree compiles for its own CPU.
+wheel: $(STAMP)
+	rm -rf boardzoo/compiled dist
+	NUMBA_CPU_NAME=x86-64-v2 NUMBA_CPU_FEATURES= BOARDZOO_CACHE_DIR=$(CURDIR)/boardzoo/compiled \
+		$(VENV)/bin/boardzoo compile
+	$(PY) -m build --wheel --outdir dist >/dev/null
+	rm -rf boardzoo/compiled

@@ -1,5 +1,10 @@
 """Smoke test of an installed wheel (run outside the source tree)."""
 
+import json
+import os
+import subprocess
+import sys
+import tempfile
 from importlib.resources import files
 
 import gymnasium as gym
@@ -41,4 +46,40 @@ othello.reset(seed=0)
 oth_net = AlphaZeroAgent.from_checkpoint("othello_6x6", simulations=20, exact_solver=False)
 mask = othello.observe(othello.agent_selection)["action_mask"]
 assert mask[oth_net.act(othello)], "the shipped othello_6x6 network plays an illegal move"
+
+# the compiled cache built for x86-64-v2 is shipped and used: a fresh process with an empty
+# cache folder plays its first moves of every game loading it, compiling nothing of boardzoo's
+from boardzoo.numba_cache import shipped_dir  # noqa: E402
+
+assert list(shipped_dir().rglob("*.nbi")), f"no compiled cache shipped in {shipped_dir()}"
+FIRST_MOVES = """
+import json, time
+from numba.core import event
+compiled = []
+class Count(event.Listener):
+    def on_start(self, ev):
+        if ev.data["dispatcher"].py_func.__module__.startswith("boardzoo."):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev): pass
+event.register("numba:compile", Count())
+start = time.perf_counter()
+from boardzoo.agents import AlphaBetaAgent, MCTSAgent
+from boardzoo.envs import GAMES, make_env
+seconds = {}
+for name in GAMES:
+    began = time.perf_counter()
+    for agent in (MCTSAgent(simulations=50, seed=0), AlphaBetaAgent(depth=2, seed=0)):
+        env = make_env(name)
+        env.reset(seed=0)
+        agent.act(env)
+    seconds[name] = round(time.perf_counter() - began, 2)
+print(json.dumps({"compiled": compiled, "seconds": seconds}))
+"""
+with tempfile.TemporaryDirectory() as empty:
+    run = subprocess.run([sys.executable, "-c", FIRST_MOVES], capture_output=True, text=True,
+                         env={**os.environ, "BOARDZOO_CACHE_DIR": empty}, check=True)
+first = json.loads(run.stdout.splitlines()[-1])
+compiled = first["compiled"]
+assert compiled == [], f"compiled despite the shipped cache: {compiled}"
+print("first MCTS and alpha-beta moves from the shipped cache, seconds:", first["seconds"])
 print("wheel smoke test ok:", boardzoo.__version__, sorted(GAMES))

@@ -1,4 +1,5 @@
-"""Dead stones of ``boardzoo gtp`` against GNU Go's ``final_status_list dead``.
+"""Dead stones of boardzoo's final score (``boardzoo gtp``'s, the arena's and the page's:
+:mod:`boardzoo.knowledge.go.scoring`) against GNU Go's ``final_status_list dead``.
 
 GNU Go (level 1, Chinese rules, no dead-stone capture, a seed per game) plays itself on 9x9
 until two passes, which leaves dead stones on the board; at every such final position GNU Go
@@ -16,8 +17,10 @@ import argparse
 import json
 from pathlib import Path
 
+from boardzoo.envs.go import Go
 from boardzoo.gtp import GtpEngine, gnugo_command
-from boardzoo.gtp.engine import GoGtpEngine
+from boardzoo.gtp.record import GtpRecord
+from boardzoo.knowledge.go.scoring import final_score
 
 MAX_PLIES = 300
 
@@ -59,11 +62,14 @@ def main(argv: list[str] | None = None) -> int:
             moves = gnugo_final_position(gnugo, args.size, args.seed + k)
             theirs = dead_set(gnugo.send("final_status_list dead"))
             their_score = gnugo.send("final_score")
-            engine = GoGtpEngine(agent="random", board_size=args.size, komi=7.5, seed=k)
+            record = GtpRecord(Go(board_size=args.size, komi=7.5))
             for move in moves:
-                engine.handle(f"play {move}")
-            ours = dead_set(engine.handle("final_status_list dead")[1:])
-            on_board = {engine._game.action_to_str(a) for c in engine._chains() for a in c}
+                colour, vertex = move.split()
+                record.play("bw".index(colour), record.game.str_to_action(vertex))
+            game, state = record.game, record.state
+            ours = {game.action_to_str(a) for a in final_score(game, state).dead_stones}
+            on_board = {game.action_to_str(a) for a in range(args.size**2)
+                        if game.cells(state).ravel()[a]}
             equal += ours == theirs
             stones += len(on_board)
             agreed += len(on_board) - len(ours ^ theirs)

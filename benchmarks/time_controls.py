@@ -1,8 +1,10 @@
 """Time controls: the checks of issue 14 as benchmarks (minutes to hours; not run by the tests).
 
     python -m benchmarks.time_controls ffo [--time-limit 120] [--numbers 40-47]
-        AlphaBetaAgent(time_limit=T) on FFO positions: move, value, exact, seconds, and the
-        solver alone for reference.
+            [--agent alphabeta|mcts] [--no-exact-solver] [--with-solver]
+        AlphaBetaAgent (or MCTSAgent) at time_limit=T on FFO positions: move, value, exact,
+        seconds, and the solver alone for reference; with --no-exact-solver the agent's own
+        search alone ("right": a best move).
     python -m benchmarks.time_controls clocks GAME [--tc 10+0.1] [--games 100]
         alpha-beta against MCTS under a clock: score, losses on time, share of the clock used.
     python -m benchmarks.time_controls allocation GAME [--tc 10+0.1] [--games 200]
@@ -77,7 +79,11 @@ def run_ffo(args: argparse.Namespace) -> dict[str, Any]:
         env = make_env("othello")
         side = "X" if entry["to_move"] == "black" else "O"
         env.reset(options={"position": f"{entry['board']} {side}"})
-        agent = AlphaBetaAgent(time_limit=args.time_limit, seed=0)
+        solver = not args.no_exact_solver
+        agent: AlphaBetaAgent | MCTSAgent = (
+            AlphaBetaAgent(time_limit=args.time_limit, solver=solver, seed=0)
+            if args.agent == "alphabeta"
+            else MCTSAgent(time_limit=args.time_limit, exact_solver=solver, seed=0))
         agent.prepare(env)
         start = time.monotonic()
         result = agent.search(env)
@@ -88,7 +94,8 @@ def run_ffo(args: argparse.Namespace) -> dict[str, Any]:
             start = time.monotonic()
             othello_solve(env.unwrapped.state_array, None, 64)
             solver_seconds = time.monotonic() - start
-        right = move in entry["best_moves"] and result.exact and result.value == entry["best_score"]
+        right = move in entry["best_moves"] and (args.no_exact_solver or (
+            result.exact and result.value == entry["best_score"]))
         row = [number, entry["empties"], move, "/".join(entry["best_moves"]), result.value,
                entry["best_score"], result.exact, right, seconds, seconds / args.time_limit,
                solver_seconds]
@@ -97,7 +104,7 @@ def run_ffo(args: argparse.Namespace) -> dict[str, Any]:
                              "solved", "seconds", "budget_share", "solver_seconds"], row,
                             strict=True)))
         print(row, flush=True)
-    _table(f"AlphaBetaAgent(time_limit={args.time_limit}) on FFO",
+    _table(f"{type(agent).__name__}(time_limit={args.time_limit}) on FFO",
            ["#", "empties", "move", "best", "value", "best", "exact", "right", "s",
             "s / budget", "solver alone s"], rows)
     return {"time_limit": args.time_limit, "positions": out}
@@ -296,6 +303,9 @@ def main(argv: list[str] | None = None) -> None:
     ffo.add_argument("--time-limit", type=float, default=120.0)
     ffo.add_argument("--numbers", default="40-47")
     ffo.add_argument("--with-solver", action="store_true", help="also time the solver alone")
+    ffo.add_argument("--agent", choices=("alphabeta", "mcts"), default="alphabeta")
+    ffo.add_argument("--no-exact-solver", action="store_true",
+                     help="the agent's own search alone (exact_solver=False)")
     for name in ("clocks", "allocation", "proofs"):
         sub = commands.add_parser(name)
         sub.add_argument("game", choices=["connect_four", "othello", "go"])

@@ -84,7 +84,8 @@ class Analysis:
     ``depth``: alpha-beta's last completed iteration, MCTS's principal variation length;
     ``elapsed``: seconds so far; ``moves``: root moves, most searched first; ``final``:
     False for a progress report of a search still running; ``engine``: "mcts",
-    "alphabeta" or "solver".
+    "alphabeta", "solver", "forced" (the only legal move) or "rule" (the game's rules of
+    play chose it before any search: Go's winning pass).
     """
 
     action: int

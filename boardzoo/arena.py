@@ -82,7 +82,9 @@ class GameRecord:
     ``seconds``: every move's time, in order; under a time control ``clock_seconds[seat]``
     each seat's, ``clock_left[seat]`` its main time left at the end, ``flagged`` the seat
     whose clock ran out first (None: neither) and ``time_loss`` whether that decided the
-    game (``on_time="lose"``).
+    game (``on_time="lose"``). ``result``: the result as the game's players write it, where
+    its knowledge writes one (Go: ``B+3.5``, the score with the dead stones removed, as GTP's
+    final_score and the page's); empty for a loss on time.
     """
 
     index: int
@@ -97,6 +99,7 @@ class GameRecord:
     flagged: int | None = None
     time_loss: bool = False
     clock_left: list[float] = field(default_factory=list)
+    result: str = ""
 
 
 @dataclass
@@ -172,7 +175,8 @@ class PlayedGame(NamedTuple):
     """One game as :func:`play_timed_game` played it: moves after the opening, per-seat
     returns (+1 / 0 / -1; a loss on time is -1 for the flagged seat), seconds per move,
     the final position text, each seat's clock times, the seat whose clock ran out first
-    (None: neither), whether that lost it the game, and each seat's main time left."""
+    (None: neither), whether that lost it the game, each seat's main time left, and the
+    result as the game's players write it (see :class:`GameRecord`)."""
 
     moves: list[int]
     returns: list[float]
@@ -182,6 +186,7 @@ class PlayedGame(NamedTuple):
     flagged: int | None
     time_loss: bool
     clock_left: list[float]
+    result: str = ""
 
 
 def play_game(
@@ -238,15 +243,24 @@ def play_timed_game(
             break
         env.step(action)
     returns = env.game.returns(env.state_array).tolist()
+    result = "" if lost_on_time is not None else _result_text(env.game, env.state_array)
     if lost_on_time is not None:
         returns = [1.0, 1.0]
         returns[lost_on_time] = -1.0
         moves.pop()  # the move came too late: it is not played
     if clock is None:
-        return PlayedGame(moves, returns, seconds, env.position(), [], None, False, [])
+        return PlayedGame(moves, returns, seconds, env.position(), [], None, False, [], result)
     left = [clock.remaining(seat) for seat in range(len(agents))]
     return PlayedGame(moves, returns, seconds, env.position(), clock.used, clock.flagged,
-                      lost_on_time is not None, left)
+                      lost_on_time is not None, left, result)
+
+
+def _result_text(game: Game, state: np.ndarray) -> str:
+    """The finished game's result as its players write it (its knowledge's ``result_text``),
+    or empty where the game has none."""
+    knowledge = game.knowledge
+    writer = None if knowledge is None else getattr(knowledge, "result_text", None)
+    return "" if writer is None else str(writer(game, state))
 
 
 def _time_control(time_control: TimeControl | str | None, on_time: str) -> TimeControl | None:
@@ -270,7 +284,7 @@ def _play_indexed(args: tuple) -> GameRecord:
     score = (played.returns[a_seat] + 1.0) / 2.0
     return GameRecord(index, a_seat, list(opening), played.moves, played.returns, score,
                       played.seconds, played.final_position, played.clock_seconds,
-                      played.flagged, played.time_loss, played.clock_left)
+                      played.flagged, played.time_loss, played.clock_left, played.result)
 
 
 def agent_spec(agent: Agent) -> dict[str, Any]:
@@ -552,13 +566,17 @@ class TournamentResult:
         return sorted(rows, key=lambda row: -row["elo"])
 
     def table(self, console: Any | None = None) -> None:
-        """Print the ratings table with rich."""
+        """Print the ratings table with rich; an agent name too long for the console's
+        width folds onto more lines, never cut (a name is a spec to copy)."""
         from rich.console import Console
         from rich.table import Table
 
         table = Table(title=f"{self.game}: Elo by maximum likelihood (95% interval)")
         for column in ("rank", "agent", "Elo", "95% interval", "games", "score"):
-            table.add_column(column, justify="left" if column == "agent" else "right")
+            if column == "agent":
+                table.add_column(column, justify="left", overflow="fold")
+            else:
+                table.add_column(column, justify="right", no_wrap=True)
         for rank, row in enumerate(self.rows(), 1):
             table.add_row(
                 str(rank),

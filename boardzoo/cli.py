@@ -29,7 +29,9 @@ INTERRUPTED = {
     "play": "the game was abandoned",
     "bench": "no figures were written",
     "gtp": "the engine stopped",
+    "uci": "the engine stopped",
     "serve": "the server stopped",
+    "compile": "what finished compiling is cached and a rerun compiles the rest",
 }
 
 
@@ -45,11 +47,10 @@ def _option_value(text: str) -> tuple[str, str]:
 
 def _seed(text: str) -> int:
     """``--seed``: an integer >= 0 (numpy's generators take no negative seed)."""
-    try:
-        seed = int(text)
-    except ValueError:
-        seed = -1
-    if not 0 <= seed < 2**63:
+    from boardzoo.options import parse_int
+
+    seed = parse_int(text)
+    if seed is None or not seed < 2**63:
         raise argparse.ArgumentTypeError(f"{excerpt(text)} is not a seed: use an integer >= 0")
     return seed
 
@@ -299,6 +300,17 @@ def build_parser() -> argparse.ArgumentParser:
                      "work and the controller's lag (default 0.25)")
     gtp.add_argument("--seed", type=_seed, default=None)
 
+    uci = commands.add_parser(
+        "uci",
+        help="play chess as a UCI engine on stdin/stdout (chess GUIs, cutechess-cli)",
+        description="A UCI engine on stdin/stdout: add it to a chess GUI as the command "
+        "'boardzoo uci'. go takes movetime, wtime/btime/winc/binc/movestogo, depth, nodes and "
+        "infinite; see docs/uci.md.",
+    )
+    uci.add_argument("--agent", default=None,
+                     help="agent spec (default: alphabeta, with chess's evaluation)")
+    uci.add_argument("--seed", type=_seed, default=None)
+
     bench = commands.add_parser(
         "bench",
         help="speed figures as ratios against references measured in the same run",
@@ -329,6 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compiling.add_argument("games", nargs="*", metavar="GAME",
                            help="the games to compile (default: every registered game)")
+    compiling.add_argument("--for-this-cpu", action="store_true",
+                           help="drop the compiled code the wheel shipped (built for any "
+                           "x86-64-v2 CPU) and compile everything for this machine's CPU")
 
     serve = commands.add_parser(
         "serve",
@@ -350,7 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     commands = {"arena": run_arena, "play": run_play, "train": run_train, "label": run_label,
-                "serve": run_serve, "gtp": run_gtp, "compile": run_compile, "bench": run_bench}
+                "serve": run_serve, "gtp": run_gtp, "uci": run_uci, "compile": run_compile,
+                "bench": run_bench}
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
     try:
@@ -391,21 +407,42 @@ def run_compile(args: argparse.Namespace) -> int:
 
     from boardzoo.compiling import compile_games
     from boardzoo.envs import GAMES, game_class
-    from boardzoo.numba_cache import cache_dir
+    from boardzoo.numba_cache import cache_dir, unseed
 
     names = args.games or list(GAMES)
     for name in names:
         game_class(name)  # an unknown name: one line listing the games
     console = Console(stderr=True)
+    if args.for_this_cpu:
+        unseed()
     console.print(f"compiling {', '.join(names)} into {cache_dir()} (once per installation)")
 
     def done(name: str, seconds: float) -> None:
         console.print(f"  {name}: {seconds:.1f} s")
 
-    with console.status("compiling..."):
+    with _compile_status(console, "compiling..."):
         seconds = compile_games(names, done)
     console.print(f"done in {seconds:.0f} s")
     return 0
+
+
+@contextlib.contextmanager
+def _compile_status(console: Any, text: str) -> Iterator[None]:
+    """A status line showing ``text``, then what compiles (boardzoo.compile_progress) in
+    place of the plain stderr lines; each finished unit printed above it (and, where the
+    console is no terminal to show a status line, each unit as it starts too)."""
+    from boardzoo import compile_progress
+
+    with console.status(text) as status, compile_progress.quiet():
+
+        def show(step: Any) -> None:
+            if step.seconds is None:
+                status.update(step.text())
+            if step.seconds is not None or not console.is_terminal:
+                console.print(f"  {step.text()}")
+
+        with compile_progress.listening(show):
+            yield
 
 
 def run_arena(args: argparse.Namespace) -> int:
@@ -423,17 +460,18 @@ def run_arena(args: argparse.Namespace) -> int:
     out = Path(args.out) / game.name
     store_path = Path(args.store) if args.store else Path(args.out) / "results.sqlite"
     console = Console()
-    with make_executor(args.backend, args.workers, args.ray_address) as executor, ResultsStore(
+    pairs = len(agents) * (len(agents) - 1) // 2
+    workers = min(args.workers, pairs * args.games)  # no process without a game to play
+    with make_executor(args.backend, workers, args.ray_address) as executor, ResultsStore(
         store_path
     ) as store:  # (a cluster that cannot be reached leaves no store behind)
-        pairs = len(agents) * (len(agents) - 1) // 2
         clock = "" if control is None else f", clock {control} (on time: {args.on_time})"
         console.print(
             f"[bold]{game.name}[/]: {len(agents)} agents, {args.games} games per pair{clock}, "
-            f"{args.workers} {args.backend} worker(s); games stored in {store_path} "
+            f"{workers} {args.backend} worker(s); games stored in {store_path} "
             "(a rerun resumes)"
         )
-        with console.status("preparing the agents (compiled once per installation)..."):
+        with _compile_status(console, "preparing the agents (compiled once per installation)..."):
             _warm_up(game, agents.values())
         columns = (
             TextColumn("{task.description}"),
@@ -520,7 +558,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
         raise MissingExtraError(f"{err} (the default --agents need pip install "
                                 "'boardzoo[arena]')") from None
     if len(agents) < 2:
-        raise InvalidOptionError(f"--agents {args.agents!r}: a tournament needs two or more")
+        raise InvalidOptionError(f"--agents {excerpt(args.agents)}: a tournament needs two or more")
     _check_agents_play(game, agents)
     return _ArenaRun(game, agents, formats, control)
 
@@ -720,10 +758,15 @@ def _unique_names(specs: list[str]) -> list[str]:
     return names
 
 
+#: what :func:`_ask_move` returns when the person resigns a Go game
+RESIGN = -1
+
+
 def run_play(args: argparse.Namespace) -> int:
     from boardzoo.agents import make_agent
     from boardzoo.agents.defaults import default_opponent
     from boardzoo.envs import BoardGameEnv
+    from boardzoo.envs.aec import AGENTS
 
     game = _chosen_game(args.game, args.option)
     env = BoardGameEnv(game, render_mode="ansi", illegal_action="raise")
@@ -732,10 +775,11 @@ def run_play(args: argparse.Namespace) -> int:
     _check_agents_play(game, {spec: opponent})
     _warm_up(game, [opponent])  # compiled before the human's first move
     env.reset(seed=args.seed)
-    human = f"player_{args.seat}"
+    human, names = f"player_{args.seat}", game.seat_names
     print(
-        f"You are {human} ({env.game.piece_symbols[args.seat + 1]}), against {spec}. "
-        "Type a move, 'help' for legal moves, 'quit' to stop."
+        f"You are {names[args.seat]} ({env.game.piece_symbols[args.seat + 1]}), against "
+        f"{spec}. Type a move, 'help' for legal moves, 'quit' to stop"
+        + (", 'resign' to resign." if game.name == "go" else ".")
     )
     for agent in env.agent_iter():
         _, _, termination, truncation, _ = env.last(observe=False)
@@ -745,13 +789,23 @@ def run_play(args: argparse.Namespace) -> int:
         if agent == human:
             print(env.render())
             action = _ask_move(env)
+            if action == RESIGN:
+                from boardzoo.knowledge.go.scoring import winner_text
+
+                print(f"{names[args.seat]} resigns. Result: {winner_text(1 - args.seat, 'R')}")
+                return 0
             if action is None:
                 return 0
         else:
             action = opponent.act(env)
-            print(f"{agent} plays {env.game.move_label(env.state_array, action)}")
+            label = env.game.move_label(env.state_array, action)
+            print(f"{names[AGENTS.index(agent)]} plays {label}")
         env.step(action)
     print(env.render())
+    if game.name == "go":
+        from boardzoo.knowledge.go.scoring import score_report
+
+        print(f"Result: {score_report(game, env.state_array)}")
     return 0
 
 
@@ -765,6 +819,8 @@ def _ask_move(env: Any) -> int | None:
             return None
         if text in ("quit", "exit", "q"):
             return None
+        if text == "resign" and env.game.name == "go":
+            return RESIGN
         legal = [env.game.move_label(env.state_array, a) for a in env.legal_mask().nonzero()[0]]
         if text in ("help", "?", ""):
             print("legal moves:", " ".join(legal))
@@ -795,12 +851,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_gtp(args: argparse.Namespace) -> int:
-    from boardzoo.gtp.engine import (
-        DEFAULT_MOVE_TIME,
-        TIME_MARGIN,
-        GoGtpEngine,
-        serve,
-    )
+    from boardzoo.gtp.clock import TIME_MARGIN
+    from boardzoo.gtp.engine import DEFAULT_MOVE_TIME, GoGtpEngine
+    from boardzoo.gtp.serve import serve
 
     engine = GoGtpEngine(
         agent=args.agent,
@@ -815,6 +868,13 @@ def run_gtp(args: argparse.Namespace) -> int:
         move_time=DEFAULT_MOVE_TIME if args.move_time is None else (args.move_time or None),
     )
     serve(engine)
+    return 0
+
+
+def run_uci(args: argparse.Namespace) -> int:
+    from boardzoo.uci import UciEngine, serve
+
+    serve(UciEngine(agent=args.agent, seed=args.seed))
     return 0
 
 

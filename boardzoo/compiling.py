@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["compile_game", "compile_games"]
+from boardzoo import compile_progress
+
+__all__ = ["UNITS", "compile_game", "compile_games"]
 
 
 class _Uniform:
@@ -29,20 +31,20 @@ class _Uniform:
 
 def compile_game(name: str) -> None:
     """Compile (or load from the cache) what playing, searching and learning game ``name``
-    with its default options runs: the env, MCTS at its defaults, alpha-beta, the exact
-    solver, AlphaZero's batched search (one tree and many), the compiled vector env and the
-    two-seat env of self-play learners."""
-    import gymnasium as gym
+    with its default options runs, one unit at a time (:data:`UNITS`), each reported by
+    :mod:`boardzoo.compile_progress` while it compiles (``compiling go: the MCTS search
+    (2/6)...``)."""
+    from boardzoo.envs import make_env
 
-    from boardzoo.agents import AlphaBetaAgent, MCTSAgent
-    from boardzoo.agents.mcts.config import MCTSConfig
-    from boardzoo.agents.mcts.search import MCTS, Budget
-    from boardzoo.envs import gym_id, make_env
-    from boardzoo.rl import TwoPlayerVectorEnv
-    from boardzoo.rng import make_rng
-    from boardzoo.wrappers.model import EnvModel
+    env: Any = None
+    for index, (what, run) in enumerate(UNITS, 1):
+        with compile_progress.unit(name, what, index, len(UNITS)):
+            if env is None:
+                env = make_env(name)  # (making Go's env compiles its empty board)
+            run(env)
 
-    env = make_env(name)
+
+def _rules(env: Any) -> None:
     env.reset(seed=0)
     raw = env.unwrapped
     snapshot = raw.clone_state()
@@ -50,23 +52,64 @@ def compile_game(name: str) -> None:
         if not any(env.terminations.values()):
             env.step(int(np.flatnonzero(raw.legal_mask())[0]))
     raw.restore_state(snapshot)
+
+
+def _mcts(env: Any) -> None:
+    from boardzoo.agents import MCTSAgent
+
     MCTSAgent(simulations=16, seed=0).prepare(env)
     MCTSAgent(simulations=16, seed=0).search(env)
+
+
+def _alphabeta(env: Any) -> None:
+    from boardzoo.agents import AlphaBetaAgent
+
     AlphaBetaAgent(depth=2, seed=0).prepare(env)
+
+
+def _batched(env: Any) -> None:
+    from boardzoo.agents.mcts.config import MCTSConfig
+    from boardzoo.agents.mcts.search import MCTS, Budget
+    from boardzoo.rng import make_rng
+    from boardzoo.wrappers.model import EnvModel
+
     model = EnvModel(env)
     rng = np.random.default_rng(0)
     network = MCTS(MCTSConfig(selection="puct", evaluator=_Uniform(), solver=False), rng,
                    make_rng(rng), batch_size=4)
     network.run(model, model.root(), Budget.of(8))
     network.run_many(model, [model.root()] * 2, 4)
-    vector: Any = gym.make_vec(gym_id(name), num_envs=2,
+
+
+def _vector(env: Any) -> None:
+    import gymnasium as gym
+
+    from boardzoo.envs import gym_id
+
+    vector: Any = gym.make_vec(gym_id(env.unwrapped.game.name), num_envs=2,
                                vectorization_mode="vector_entry_point")
     vector.reset(seed=0)
     vector.step(np.array([int(np.flatnonzero(m)[0]) for m in vector.unwrapped.action_masks()]))
     vector.close()
-    two_seats = TwoPlayerVectorEnv(name, num_envs=2, opening_plies=2)
+
+
+def _two_seats(env: Any) -> None:
+    from boardzoo.rl import TwoPlayerVectorEnv
+
+    two_seats = TwoPlayerVectorEnv(env.unwrapped.game.name, num_envs=2, opening_plies=2)
     _, info = two_seats.reset(seed=0)
     two_seats.step(np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]]))
+
+
+#: what ``compile_game`` runs, in order: (what it compiles, a run of it on a reset env)
+UNITS: tuple[tuple[str, Callable[[Any], None]], ...] = (
+    ("the rules", _rules),
+    ("the MCTS search", _mcts),
+    ("alpha-beta and the exact solver", _alphabeta),
+    ("AlphaZero's batched search", _batched),
+    ("the vector env", _vector),
+    ("the two-seat env of self-play", _two_seats),
+)
 
 
 def compile_games(names: Iterable[str],

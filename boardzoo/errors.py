@@ -120,6 +120,8 @@ class MissingExtraError(BoardzooError, ModuleNotFoundError):
 #: boardzoo's optional dependencies (top-level module) -> the extra that installs each
 EXTRAS = {
     "torch": "torch",
+    "onnxruntime": "onnx",
+    "onnx": "onnx",
     "stable_baselines3": "sb3",
     "sb3_contrib": "sb3",
     "tqdm": "sb3",

@@ -39,6 +39,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from boardzoo.errors import InvalidOptionError, excerpt, os_reason
+from boardzoo.options import parse_int
 
 __all__ = ["BACKENDS", "Executor", "LocalExecutor", "RayActor", "RayExecutor", "WorkerDiedError",
            "WorkerPool", "make_executor"]
@@ -376,7 +377,7 @@ def _join_ray(ray: Any, address: str) -> None:
     minutes, then fail with a long trace."""
     if address != "auto":
         host, _, port = address.removeprefix("ray://").rpartition(":")
-        if not host or not port.isdigit():
+        if not host or parse_int(port, max_digits=5) is None:
             raise InvalidOptionError(f"Ray address {excerpt(address)}: give HOST:PORT (e.g. "
                                      "10.0.0.5:6379), ray://HOST:PORT or auto")
         try:

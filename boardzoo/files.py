@@ -29,8 +29,10 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.filename is None:  # a full disk: say where
+            raise OSError(err.errno, err.strerror, str(path)) from None
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:

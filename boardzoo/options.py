@@ -32,6 +32,7 @@ __all__ = [
     "check_options",
     "did_you_mean",
     "keyword_names",
+    "parse_int",
     "split_assignment",
     "strict_keywords",
     "unique_assignments",
@@ -41,7 +42,22 @@ __all__ = [
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+_ASCII_DIGITS = frozenset("0123456789")
 _UNCHECKED = object()  # a hint this module does not understand: any value passes
+
+
+def parse_int(text: str | None, max_digits: int = 20, signed: bool = False) -> int | None:
+    """A number a person typed: ``text`` (spaces around it allowed) as an int if it is
+    1..``max_digits`` ASCII digits (after a ``-`` if ``signed``), else None. Every number
+    read from user text goes through here: ``str.isdigit()`` takes ``"²"``, which ``int()``
+    refuses, and ``int()`` takes ``"1_000"`` and other scripts' digits such as ``"١٢"``."""
+    if not isinstance(text, str):
+        return None
+    stripped = text.strip()
+    digits = stripped[1:] if signed and stripped.startswith("-") else stripped
+    if not 0 < len(digits) <= max_digits or not _ASCII_DIGITS.issuperset(digits):
+        return None
+    return int(stripped)
 
 
 def split_assignment(text: str) -> tuple[str, str]:
@@ -274,12 +290,15 @@ def _convert(text: str, hint: Any) -> Any:
         return True if lowered in _TRUE else False if lowered in _FALSE else _UNCHECKED
     if hint is str:
         return _unquoted(text)
-    if hint in (int, float):
+    if hint is int:
+        whole = parse_int(lowered, signed=True)
+        return _UNCHECKED if whole is None else whole
+    if hint is float:
         try:
-            number = hint(lowered)
+            number = float(lowered)
         except ValueError:
             return _UNCHECKED
-        return number if hint is int or math.isfinite(number) else _UNCHECKED
+        return number if math.isfinite(number) else _UNCHECKED
     item = next(a for a in typing.get_args(hint) if a is not Ellipsis)
     items = [_convert(part, item) for part in text.split(",") if part.strip()]
     return tuple(items) if items and _UNCHECKED not in items else _UNCHECKED

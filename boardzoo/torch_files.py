@@ -2,6 +2,8 @@
 (``torch.load(..., weights_only=True)``, which refuses pickled objects), and each way a file
 can be unfit (missing, a directory, empty, not a torch file, truncated, corrupt, carrying
 pickled objects) is a one-line :class:`~boardzoo.errors.CheckpointError` that says which.
+Weights are checked against the network they load into (:func:`unfit_tensor`): torch's
+``load_state_dict`` would cast a wrong dtype silently and load NaN or infinity as numbers.
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ import os
 import pickle
 import warnings
 import zipfile
+from collections.abc import Mapping
 from typing import IO, Any
 
 import torch
 
-from boardzoo.errors import CheckpointError, os_reason
+from boardzoo.errors import CheckpointError, excerpt, os_reason
 
-__all__ = ["error_reason", "safe_torch_load", "torch_bytes"]
+__all__ = ["error_reason", "safe_torch_load", "torch_bytes", "unfit_tensor"]
 
 
 def torch_bytes(obj: Any) -> bytes:
@@ -118,3 +121,22 @@ def error_reason(err: Exception) -> str:
     _, found, inner = text.partition("WeightsUnpickler error:")
     lines = [line.strip() for line in (inner if found else text).splitlines() if line.strip()]
     return lines[0].split(". ")[0].rstrip(".")[:200] if lines else type(err).__name__
+
+
+def unfit_tensor(weights: Mapping[str, Any], network: Mapping[str, torch.Tensor]) -> str | None:
+    """Why one of ``weights`` cannot go into ``network`` (a ``state_dict``) as it is, naming
+    the tensor: not a tensor, another dtype than the network's, or NaN/infinite values; None
+    if each fits (shapes and names are the loader's check)."""
+    for key, wanted in network.items():
+        tensor = weights.get(key)
+        if tensor is None:
+            continue
+        if not isinstance(tensor, torch.Tensor):
+            return f"{excerpt(key)} is {type(tensor).__name__}, not a tensor"
+        if tensor.dtype != wanted.dtype:
+            return (f"tensor {excerpt(key)} is {str(tensor.dtype).removeprefix('torch.')}, "
+                    f"not {str(wanted.dtype).removeprefix('torch.')}")
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            bad = int((~torch.isfinite(tensor)).sum())
+            return f"tensor {excerpt(key)} holds {bad} NaN or infinite values"
+    return None

@@ -10,6 +10,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from boardzoo.classic import MODULES
 from boardzoo.envs import GAMES
 
 PAGE = Path(__file__).with_name("games.md")
@@ -29,12 +30,42 @@ seat, `illegal_action="raise"` raises `boardzoo.errors.IllegalActionError` inste
 """
 
 
+CLASSIC_INTRO = """## pettingzoo.classic drop-ins
+
+`boardzoo.classic` has PettingZoo's classic board games under their own module names, on
+boardzoo's compiled rules: `from boardzoo.classic import connect_four_v3` (or `tictactoe_v3`,
+`go_v5`, `chess_v6`) in place of `from pettingzoo.classic import ...`, or
+`pettingzoo.make("aec", "boardzoo.classic/connect_four_v3")` where PettingZoo has a registry.
+Each section is the docstring of its module (`boardzoo/classic/<name>.py`). How they differ
+from boardzoo's own envs of the same games:
+
+| | boardzoo's `<game>_v0` | `boardzoo.classic.<name>` (as PettingZoo's) |
+| --- | --- | --- |
+| agents | `player_0`, `player_1` | PettingZoo's: `player_0`/`player_1`, tic-tac-toe `player_1`/`player_2`, Go `black_0`/`white_0` |
+| observation | float32 planes | int8 planes; Go: bool (N, N, 17), 8 positions of history and the side to move; chess: bool (8, 8, 111), 8 positions of history |
+| mask after the end | all zeros | the selected agent's moves in the final position (Go: only the pass) |
+| rewards | Python floats | ints (Go: `last()` gives np.float64, as go_v5) |
+| `env()` | the env itself | PettingZoo's wrapper chain; `env.unwrapped` is the raw env, `env.env.board` works |
+| illegal action | the env ends the game (-1 for the mover), also out of range | `TerminateIllegalWrapper` ends it (-1.0); out of range fails `AssertOutOfBoundsWrapper`'s assert |
+| Go rules | 9x9, positional superko, 3 * N * N plies | 19x19, simple ko, 100 * N * N plies (go_v5: no limit) |
+| chess's end | checkmate, stalemate, insufficient material, a position's third occurrence, 100 halfmoves | as soon as a draw can be claimed (a repetition or the fiftieth move one move away): a ply earlier |
+| render modes | `human`, `ansi`, `rgb_array` | `human`, `rgb_array` (boardzoo's pictures); chess also `ansi` (python-chess's text) |
+
+Both keep boardzoo's snapshots (`env.unwrapped.clone_state()`), `EnvModel` planning and
+boardzoo's agents.
+"""  # noqa: E501 - markdown table rows
+
+
 def render() -> str:
     sections = [INTRO]
     for name, cls in GAMES.items():
         doc = inspect.getdoc(sys.modules[cls.__module__]) or ""
         title, _, body = doc.partition("\n")
         sections.append(f"## {name}: {title.strip()}\n\n```text\n{body.strip()}\n```\n")
+    sections.append(CLASSIC_INTRO)
+    for name, module in MODULES.items():
+        title, _, body = (inspect.getdoc(module) or "").partition("\n")
+        sections.append(f"### {name}: {title.strip()}\n\n{body.strip()}\n")
     return "\n".join(sections)
 
 

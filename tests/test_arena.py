@@ -250,3 +250,31 @@ def test_chess_games_are_exported_as_pgn(tmp_path):
         assert (read.headers["White"], read.headers["Round"]) == (white, str(record.index + 1))
         assert read.headers["Result"] == {1.0: "1-0", -1.0: "0-1", 0.0: "1/2-1/2"}[
             record.returns[0]]
+
+
+def test_the_elo_table_folds_long_agent_names_at_80_columns_and_never_cuts_them():
+    import io
+
+    from rich.console import Console
+
+    from boardzoo.arena import MatchResult, TournamentResult
+
+    names = ["alphazero:checkpoint=connect_four,simulations=200,temperature=0",
+             "mcts:simulations=10000,threads=2,c_puct=1.25", "random"]
+    matches = {(a, b): MatchResult(1, 0, 1, []) for i, a in enumerate(names)
+               for b in names[i + 1:]}
+    result = TournamentResult("connect_four", names, matches,
+                              {name: (0.0, -300.0, 300.0) for name in names})
+    console = Console(width=80, file=io.StringIO(), color_system=None)
+    result.table(console)
+    lines = console.file.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    shown: list[str] = []
+    for line in lines:
+        cells = line.split("│")
+        if len(cells) < 3:
+            continue
+        if cells[1].strip():  # a row starts with its rank
+            shown.append("")
+        shown[-1] += cells[2].strip()
+    assert sorted(shown) == sorted(names)

@@ -8,7 +8,18 @@ import time
 
 import pytest
 
-from boardzoo.bench.common import EVERY_GAME, FULL, QUICK, Settings, interleaved_rates, rate
+from boardzoo.bench.common import (
+    EVERY_GAME,
+    FULL,
+    QUICK,
+    Row,
+    Settings,
+    interleaved_rates,
+    rate,
+)
+from boardzoo.bench.envs import REFERENCES, label
+from boardzoo.bench.guard import regressions, release_ratios
+from boardzoo.bench.mcts import EXTRA_GO_SIZES
 from boardzoo.bench.run import SUITES, plan
 from boardzoo.errors import InvalidOptionError
 
@@ -68,6 +79,45 @@ def test_one_game_has_no_run_once_rows():
 def test_only_picks_suites_by_name():
     pairs, _ = plan("connect_four", FULL, ["batched", "startup"])
     assert {bench for _, bench in pairs} == {*SUITES["batched"], *SUITES["startup"]} - {
-        bench for bench in SUITES["startup"] if bench.games == (EVERY_GAME,)}
+        bench for bench in SUITES["startup"]
+        if bench.games is not None and "connect_four" not in bench.games}
     with pytest.raises(InvalidOptionError, match="--only gpu: no such benchmarks; use envs"):
         plan(None, FULL, ["startup", "gpu"])
+
+
+# ------------------------------------------------------------------ the regression guard
+def _row(game: str, ours: float, reference: float | None, lower_is_better: bool = False):
+    return Row(game, "MCTS 1000 sims", "sims/s", ours, reference, "OpenSpiel C++ MCTSBot",
+               lower_is_better=lower_is_better)
+
+
+def test_the_guard_flags_only_rows_more_than_ten_percent_below_the_release():
+    recorded = {"connect_four | MCTS 1000 sims": 5.0, "go 9x9 | MCTS 1000 sims": 4.0,
+                "othello | MCTS 1000 sims": 40.0}
+    rows = [_row("connect_four", 4.45, 1.0),  # 11% below: flagged
+            _row("go 9x9", 3.61, 1.0),  # 9.75% below: within the tolerance
+            _row("othello", 50.0, 1.0),  # faster
+            _row("nim", 0.1, 1.0),  # no recorded ratio: not judged
+            _row("tictactoe", 1.0, None)]  # no reference in this run: not judged
+    warnings = regressions(rows, recorded)
+    assert len(warnings) == 1
+    assert warnings[0].startswith("REGRESSION connect_four | MCTS 1000 sims: 4.45x")
+    assert "11% below the last release's 5.00x" in warnings[0]
+    assert len(regressions(rows, recorded, tolerance=0.05)) == 2  # Go's 9.75% too
+
+
+def test_the_guard_reads_times_as_reference_over_ours():
+    """A time row's ratio is the reference over ours: a slower boardzoo lowers it too."""
+    recorded = {"othello | MCTS 1000 sims": 10.0}
+    assert regressions([_row("othello", 0.125, 1.0, lower_is_better=True)], recorded)
+    assert not regressions([_row("othello", 0.1, 1.0, lower_is_better=True)], recorded)
+
+
+def test_the_release_ratios_shipped_name_rows_the_bench_makes():
+    recorded = release_ratios()
+    assert recorded, "boardzoo bench finds the recorded ratios"
+    figures = {"MCTS 1000 sims"}
+    games = {label(game) for game in REFERENCES} | {f"go {n}x{n}" for n in EXTRA_GO_SIZES}
+    for key, ratio in recorded.items():
+        game, figure = key.split(" | ")
+        assert game in games and figure in figures and ratio > 0, key

@@ -271,3 +271,53 @@ def test_gtp_refuses_a_network_of_other_rules_at_start_and_keeps_its_game(tmp_pa
         GoGtpEngine(agent="alphazero", board_size=9)
     assert cli_main(["gtp", "--size", "9", "--agent", "alphazero:checkpoint=connect_four"]) == 2
     assert "plays ConnectFour(rows=6, columns=7), not Go(board_size=9" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ weights that cannot play
+def _spoiled(weights: dict, how: str) -> tuple[dict, str]:
+    """``weights`` with its first float tensor holding NaN/inf or in float64, and that
+    tensor's name."""
+    key = next(k for k, v in weights.items() if v.is_floating_point())
+    spoiled = dict(weights)
+    if how == "double":
+        spoiled[key] = weights[key].double()
+    else:
+        spoiled[key] = weights[key].clone()
+        spoiled[key].view(-1)[0] = float(how)
+    return spoiled, key
+
+
+@pytest.mark.parametrize(("how", "words"), [("nan", "NaN or infinite"),
+                                            ("inf", "NaN or infinite"),
+                                            ("double", "is float64, not float32")])
+def test_alphazero_weights_with_nan_inf_or_another_dtype_are_refused_naming_the_tensor(
+        az_checkpoint, tmp_path, how, words):
+    payload = torch.load(az_checkpoint, weights_only=True)
+    payload["weights"], key = _spoiled(payload["weights"], how)
+    path = tmp_path / f"{how}.pt"
+    torch.save(payload, path)
+    with pytest.raises(CheckpointError, match=words) as err:
+        ckpt.load_checkpoint(path)
+    assert f"tensor '{key}'" in _one_line(err)
+
+
+@pytest.mark.parametrize(("how", "words"), [("nan", "NaN or infinite"),
+                                            ("double", "is float64, not float32")])
+def test_ppo_weights_with_nan_or_another_dtype_are_refused_naming_the_tensor(
+        tmp_path, how, words):
+    good = _policy_file(tmp_path / "ttt.pt", "tictactoe")
+    record = torch.load(good, weights_only=True)
+    record["state_dict"], key = _spoiled(record["state_dict"], how)
+    torch.save(record, good)
+    with pytest.raises(CheckpointError, match=words) as err:
+        _ppo(good)
+    assert f"tensor '{key}'" in _one_line(err)
+
+
+def test_the_shipped_checkpoints_have_fitting_weights():
+    from boardzoo.agents.ppo import load_policy
+
+    for name in ("tictactoe", "connect_four", "othello_6x6"):
+        assert ckpt.load_checkpoint(ckpt.resolve_checkpoint(name)).step >= 0
+    for name in ("tictactoe", "connect_four"):
+        assert load_policy(name)[1]["game"] == name

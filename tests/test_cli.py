@@ -180,3 +180,13 @@ def test_play_chess_takes_san_and_uci_and_answers_in_san(monkeypatch, capsys):
     assert any(line.startswith("e2e5 (action") and "not legal for white" in line
                for line in lines)
     assert "3 . . . . . N . ." in lines
+
+
+def test_every_command_says_what_an_interruption_left_behind():
+    import argparse
+
+    from boardzoo.cli import INTERRUPTED, build_parser
+
+    commands = next(action for action in build_parser()._actions
+                    if isinstance(action, argparse._SubParsersAction))
+    assert set(commands.choices) == set(INTERRUPTED)

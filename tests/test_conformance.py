@@ -9,6 +9,8 @@ and position text that round-trips. The env shell's own error paths are tested h
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from boardzoo.envs import GAMES, make_env
@@ -121,6 +123,39 @@ def test_an_illegal_action_ends_the_game_as_in_pettingzoo_classic_by_default():
         seen[agent] = env.last()[1]
         env.step(None)
     assert seen == {"player_0": 0.0, "player_1": -1.0}
+
+
+def test_repr_shows_the_game_its_options_and_the_position_in_its_notation():
+    env = make_env("connect_four")
+    assert repr(env) == ("<connect_four_v0 env: ConnectFour(rows=6, columns=7), not started: "
+                         "call reset()>")
+    env.reset(options={"moves": [3, 3, 4]})
+    assert repr(env) == ("<connect_four_v0 env: ConnectFour(rows=6, columns=7), ply 3, "
+                         f"position {env.position()!r}, player_1 to play>")
+    nim = make_env("nim", heaps=(3, 4), illegal_action="lose")
+    nim.reset(options={"position": "0,1 1"})
+    nim.step(nim.str_to_action("2:1"))
+    assert repr(nim) == ("<nim_v0 env: Nim(heaps=(3, 4), max_take=3, misere=False), "
+                         "illegal_action='lose', ply 1, position '0,0 0', game over: "
+                         "player_1 won>")
+
+
+def test_a_huge_illegal_action_is_quoted_as_an_excerpt():
+    env = make_env("tictactoe")
+    env.reset()
+    with pytest.warns(IllegalActionWarning) as caught:
+        env.step("x" * 10**6)
+    message = str(caught[0].message)
+    assert len(message) < 1000 and "(1000000 characters)" in message
+
+
+@pytest.mark.parametrize("options", ["moves", ["moves"], 5])
+def test_reset_options_that_are_not_a_dict_are_refused_in_one_line(options):
+    env = make_env("connect_four")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "option(s) ['e', 'm', ...] are not used" either
+        with pytest.raises(InvalidOptionError, match="reset options must be a dict"):
+            env.reset(options=options)
 
 
 def test_illegal_action_lose_mode_ends_the_game():

@@ -94,6 +94,12 @@ def test_every_public_name_is_in_the_api_reference(site):
     assert not missing, f"public names missing from the API reference: {missing}"
 
 
+def test_the_searching_agents_document_the_methods_the_tutorials_teach(site):
+    names = inventory(site)
+    assert {f"boardzoo.agents.{agent}.{method}" for agent in ("MCTSAgent", "AlphaBetaAgent")
+            for method in ("act", "search")} <= names
+
+
 def test_the_cli_reference_has_every_command(site):
     from boardzoo.cli import build_parser
 

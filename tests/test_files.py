@@ -37,8 +37,9 @@ def test_a_write_that_fails_keeps_the_old_file_whole(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", full_disk)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(OSError, match="No space left") as err:
         atomic_write_bytes(target, b"new state, never complete")
+    assert err.value.filename == str(target)  # the one line the CLI prints says which file
     assert target.read_bytes() == b"old state"
     assert [p.name for p in tmp_path.iterdir()] == ["state.pt"]
 

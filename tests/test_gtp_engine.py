@@ -16,7 +16,10 @@ import pytest
 
 from boardzoo.gtp import GtpEngine, GtpError, find_gnugo, gnugo_command
 from boardzoo.gtp import engine as gtp_engine
+from boardzoo.gtp import record as gtp_record
+from boardzoo.gtp import serve as gtp_serve
 from boardzoo.gtp.engine import GoGtpEngine
+from boardzoo.knowledge.go import fills_own_eye, passing_wins
 
 GNUGO = find_gnugo()
 needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="GNU Go not installed (apt-get gnugo)")
@@ -96,12 +99,14 @@ def test_errors_are_answered_and_the_engine_keeps_running(tmp_path):
         ("frobnicate", r"\? unknown command: 'frobnicate' .*"),
         ("boardsize 25", r"\? unacceptable size: 25 .*"),
         ("boardsize nine", r"\? syntax error: .*"),
+        ("boardsize ١٩", r"\? syntax error: .*"),  # digits of other scripts are not numbers
         ("boardsize", r"\? syntax error: use boardsize SIZE"),
         ("komi 6.3", r"\? komi 6\.3 is not supported: .*"),
         ("komi seven", r"\? syntax error: .*"),
         ("play black Z5", r"\? syntax error: 'Z5' is not a move on the 9x9 board.*"),
         ("play black I5", r"\? syntax error: .*"),  # GTP has no column I
         ("play black A10", r"\? syntax error: .*"),
+        ("play black A²", r"\? syntax error: .*"),
         ("play purple A1", r"\? syntax error: 'purple' is not a colour .*"),
         ("play black", r"\? syntax error: use play COLOUR VERTEX"),
         ("genmove", r"\? syntax error: use genmove COLOUR"),
@@ -181,14 +186,14 @@ def test_loadsgf_refuses_a_directory_and_names_it(tmp_path):
 
 def test_loadsgf_refuses_an_oversized_file_with_the_prefix_once(tmp_path):
     huge = tmp_path / "huge.sgf"
-    huge.write_text("(;GM[1]SZ[9]C[" + "x" * gtp_engine.MAX_SGF_BYTES + "])")
+    huge.write_text("(;GM[1]SZ[9]C[" + "x" * gtp_record.MAX_SGF_BYTES + "])")
     engine = GoGtpEngine(agent="random", board_size=9, seed=0)
     reply = answer_in_time(engine, f"loadsgf {huge}")
-    assert reply == f"{LOAD_FAILED}{huge}: it is larger than {gtp_engine.MAX_SGF_BYTES} bytes\n\n"
+    assert reply == f"{LOAD_FAILED}{huge}: it is larger than {gtp_record.MAX_SGF_BYTES} bytes\n\n"
     exact = tmp_path / "exact.sgf"  # a file of exactly the limit is read
     head = "(;GM[1]SZ[9];B[ee]C["
-    exact.write_text(head + "x" * (gtp_engine.MAX_SGF_BYTES - len(head) - 2) + "])")
-    assert exact.stat().st_size == gtp_engine.MAX_SGF_BYTES
+    exact.write_text(head + "x" * (gtp_record.MAX_SGF_BYTES - len(head) - 2) + "])")
+    assert exact.stat().st_size == gtp_record.MAX_SGF_BYTES
     assert engine.handle(f"loadsgf {exact}") == "=\n\n"
 
 
@@ -215,7 +220,7 @@ def test_loadsgf_refuses_an_endless_device_and_the_engine_runs_on():
     ("(;GM[1]FF[4]SZ[9];B[zz])", r": SGF point 'zz' is off the 9x9 board"),
     ("(;GM[1]FF[4]SZ[9];B[ee];W[ee])", r": move 2: illegal move: W E5 \(occupied.*\)"),
     ("(;GM[1]FF[4]SZ[52])", r": SGF SZ\[52\] is out of range.*"),
-    ("(;GM[1]FF[4]SZ[1])", rf": the board is 1x1; boardzoo plays 2\.\.{gtp_engine.MAX_SIZE}"),
+    ("(;GM[1]FF[4]SZ[1])", rf": the board is 1x1; boardzoo plays 2\.\.{gtp_record.MAX_SIZE}"),
     ("(;GM[1]FF[4]SZ[9]KM[0.3])", r": komi 0\.3 is not supported: .*"),
 ])
 def test_loadsgf_failures_name_the_file_once_and_keep_the_position(tmp_path, text, reason):
@@ -319,28 +324,33 @@ def test_cleanup_captures_the_dead_stones_and_passing_needs_a_win_both_ways():
     row = gnugo_positions(3)[2]  # GNU Go: B+5.5 with four dead White stones on the board
     assert row["gnugo_score"] == "B+5.5" and len(row["gnugo_dead"]) == 4
     engine = engine_at(row)
-    stones = [engine._game.str_to_action(v) for v in row["gnugo_dead"]]
-    assert engine._game.score(engine.state) == -27.5  # Tromp-Taylor: the dead stones count
+    stones = [engine.game.str_to_action(v) for v in row["gnugo_dead"]]
+    assert engine.game.score(engine.state) == -27.5  # Tromp-Taylor: the dead stones count
     engine.handle("play w pass")
-    assert not engine._passing_wins(0)  # a pass now would lose the game as scored
+    assert not passing_wins(engine.game, engine.env(0).state_array)  # it would lose as scored
     assert engine.handle("genmove b") != "= pass\n\n"
+
+    def captured() -> bool:
+        return all(engine.game.cells(engine.state).ravel()[a] == 0 for a in stones)
+
     for _ in range(20):
-        if all(engine._colour_at(a) == 0 for a in stones):
+        if captured():
             break
         assert engine.handle("play w pass") == "=\n\n"
         assert engine.handle("kgs-genmove_cleanup b") != "= pass\n\n"
-    assert all(engine._colour_at(a) == 0 for a in stones)
-    assert engine._game.score(engine.state) > 0  # captured: Black wins as the board stands
+    assert captured()
+    assert engine.game.score(engine.state) > 0  # captured: Black wins as the board stands
     engine.handle("play w pass")
     assert engine.handle("genmove b") == "= pass\n\n"  # and passing ends the game won
 
 
 def test_engine_never_fills_its_own_eye_while_other_moves_are_searched():
     engine = GoGtpEngine(agent=FAST_AGENT, board_size=5, komi=0.5, seed=1)
-    assert engine._fills_own_eye(0, engine._game.str_to_action("A1")) is False
+    a1 = engine.game.str_to_action("A1")
+    assert not fills_own_eye(engine.env(0).state_array, a1)
     for vertex in ("A2", "B1", "B2"):
         engine.handle(f"play b {vertex}")
-    assert engine._fills_own_eye(0, engine._game.str_to_action("A1"))
+    assert fills_own_eye(engine.env(0).state_array, a1)
     for _ in range(6):
         assert engine.handle("genmove b") != "= A1\n\n"
         engine.handle("play w pass")
@@ -394,11 +404,11 @@ def test_loadsgf_names_an_unprintable_path_escaped(tmp_path):
 def test_an_overlong_input_line_is_skipped_whole_and_answered_with_a_failure():
     import io
 
-    long = "boardsize " + "9" * (gtp_engine.MAX_LINE + 5) + "\n"
+    long = "boardsize " + "9" * (gtp_serve.MAX_LINE + 5) + "\n"
     stdin = io.StringIO(f"1 name\n{long}2 boardsize 7\n3 name\nquit\n")
     stdout = io.StringIO()
-    gtp_engine.serve(GoGtpEngine(agent="random"), stdin, stdout)
+    gtp_serve.serve(GoGtpEngine(agent="random"), stdin, stdout)
     replies = stdout.getvalue().split("\n\n")
     assert replies[:4] == ["=1 boardzoo",
-                           f"? input line longer than {gtp_engine.MAX_LINE:,} characters; ignored",
+                           f"? input line longer than {gtp_serve.MAX_LINE:,} characters; ignored",
                            "=2", "=3 boardzoo"]

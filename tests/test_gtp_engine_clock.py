@@ -17,7 +17,9 @@ import time
 import pytest
 
 from boardzoo.errors import InvalidOptionError
-from boardzoo.gtp.engine import TIME_MARGIN, GoGtpEngine, gtp_time_control, move_clock, serve
+from boardzoo.gtp.clock import TIME_MARGIN, gtp_time_control, move_clock
+from boardzoo.gtp.engine import GoGtpEngine
+from boardzoo.gtp.serve import serve
 from boardzoo.timecontrol import GameClock, TimeControl
 
 ENGINE = [sys.executable, "-m", "boardzoo.cli", "gtp", "--size", "5", "--seed", "2"]

@@ -327,6 +327,13 @@ def test_errors_are_clear():
         MCTSAgent(simulations=0)
     with pytest.raises(InvalidOptionError, match="dirichlet"):
         MCTSAgent(dirichlet=(1.5, 0.3))
+    for bad, allowed in [(dict(pw_c=0), "pw_c=0; give 'auto' or a positive number"),
+                         (dict(pw_alpha=2), r"pw_alpha=2; give 'auto' or alpha in \[0, 1\]"),
+                         (dict(solver="no"), "solver='no'; use True, False or 'auto'"),
+                         (dict(gumbel_actions=0), "gumbel_actions=0; give None or a positive"),
+                         (dict(gumbel_c_visit=-1.0), "gumbel_c_visit=-1.0; give")]:
+        with pytest.raises(InvalidOptionError, match=allowed):
+            MCTSAgent(**bad)
 
 
 def perfect_tictactoe_moves() -> dict[str, list[int]]:
@@ -464,6 +471,49 @@ def test_auto_settings_apply_as_a_bundle():
     assert _config("go", rollout="heuristic").rave is False
     with pytest.raises(InvalidOptionError, match="rave='yes'; use True, False or 'auto'"):
         MCTSAgent(rave="yes")
+
+
+def test_the_agents_keywords_are_the_configs_options_with_its_defaults():
+    """MCTSConfig declares each search option once (its name, default and check); the
+    agents' explicit keywords, which users write and IDEs complete, agree with it."""
+    import dataclasses
+    import inspect
+    import typing
+
+    from boardzoo.agents.alphazero import AlphaZeroAgent
+    from boardzoo.agents.mcts.config import AUTO, RAVE_TUNING, STRATEGY, MCTSConfig
+
+    def members(hint):
+        return set(typing.get_args(hint) or (hint,))
+
+    recommendable = (*STRATEGY, "rave", *RAVE_TUNING)  # the game may set: "auto" by default
+    agent = inspect.signature(MCTSAgent).parameters
+    hints, config_hints = typing.get_type_hints(MCTSAgent.__init__), typing.get_type_hints(
+        MCTSConfig)
+    for field in dataclasses.fields(MCTSConfig):
+        name = field.name
+        assert name in agent and f"{name}:" in MCTSAgent.__doc__, name
+        if name == "c":
+            assert agent[name].default is None and field.default is None
+        elif name in recommendable:
+            assert agent[name].default == AUTO and str in members(hints[name]), name
+        else:
+            assert agent[name].default == field.default, name
+        if config_hints[name] is not typing.Any:
+            assert members(config_hints[name]) <= members(hints[name]), name
+    az = inspect.signature(AlphaZeroAgent).parameters
+    az_hints = typing.get_type_hints(AlphaZeroAgent.__init__)
+    shared = [name for name in az if name not in ("self", "net", "game", "symmetric",
+                                                  "inference")]
+    assert all(az_hints[name] == hints[name] for name in shared)
+    assert {name: az[name].default for name in shared
+            if az[name].default != agent[name].default} == {
+        "selection": "puct", "solver": False, "exact_solver": False}
+    # what AlphaZero fixes (its network is the evaluator) or leaves at MCTSAgent's default
+    assert set(agent) - set(az) == {
+        "rollout", "evaluator", "implicit_minimax", "rave", "rave_k", "prior_visits",
+        "progressive_widening", "pw_c", "pw_alpha", "gumbel_c_visit", "max_nodes", "swindle",
+        "threads"}
 
 
 def test_one_simulation_plays_and_reports_the_priors():

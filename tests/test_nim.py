@@ -88,3 +88,19 @@ def test_same_games_as_openspiel_misere_1357():
 
     plies = assert_same_as_openspiel(game, pyspiel.load_game("nim"), to_spiel, 1000)
     assert plies > 5000
+
+
+def test_a_move_count_no_game_reaches_is_refused_and_every_accepted_one_plays_on():
+    # heaps=(11,): after k moves at most 11 - k stones are left
+    game = Nim()
+    for ply, heap, ok in [(0, 11, True), (3, 8, True), (1, 11, False), (11, 11, False),
+                          (10, 1, True), (11, 1, False)]:
+        state = game.initial_state()
+        state[2], state[-1] = ply, heap  # PLY and the heap
+        if not ok:
+            with pytest.raises(InvalidPositionError, match=f"ply={ply} is impossible"):
+                game.validate_state(state)
+            continue
+        game.validate_state(state)
+        for action in game.legal_actions(state):  # each successor is a valid state too
+            game.validate_state(game.step(state, action))

@@ -10,8 +10,9 @@ from boardzoo.agents import make_agent
 from boardzoo.cli import main
 from boardzoo.envs import connect_four_v0, go_v0, make_env, make_game, nim_v0
 from boardzoo.envs.nim import Nim
+from boardzoo.envs.registry import HAS_PETTINGZOO_REGISTRY
 from boardzoo.errors import IllegalActionError, InvalidOptionError, UnknownOptionError
-from boardzoo.options import check_options
+from boardzoo.options import check_options, parse_int
 
 
 @pytest.mark.parametrize(("options", "words"), [
@@ -97,6 +98,7 @@ def test_an_unknown_env_option_is_a_type_error_worded_as_pythons():
         "rows, columns, render_mode, illegal_action")
 
 
+@pytest.mark.skipif(not HAS_PETTINGZOO_REGISTRY, reason="this PettingZoo has no registry (< 1.27)")
 def test_pettingzoo_and_gymnasium_registries_give_the_same_error():
     import gymnasium as gym
     import pettingzoo
@@ -220,6 +222,19 @@ def test_the_arena_says_it_is_preparing_the_agents_while_it_warms_up(tmp_path, m
     assert seen == ["preparing the agents (compiled once per installation)..."]
 
 
+def test_the_arena_starts_no_more_worker_processes_than_games(tmp_path, monkeypatch, capsys):
+    import boardzoo.executor
+
+    asked = []
+    original = boardzoo.executor.make_executor
+    monkeypatch.setattr(boardzoo.executor, "make_executor",
+                        lambda backend, workers, *a, **kw: asked.append(workers)
+                        or original(backend, workers, *a, **kw))
+    assert main(["arena", "tictactoe", "--agents", "random random", "--games", "2",
+                 "--workers", "8", "--out", str(tmp_path)]) == 0
+    assert asked == [2] and "2 local worker(s)" in capsys.readouterr().out
+
+
 def test_equal_go_options_are_one_game():
     assert go_v0.Go(board_size=9).key == go_v0.Go(board_size=9, max_moves=243).key
     assert go_v0.Go(board_size=9, komi=7).key == go_v0.Go(board_size=9, komi=np.float64(7)).key
@@ -231,3 +246,28 @@ def test_quoted_text_options_are_unquoted():
     assert make_agent("mcts:selection='puct'").options["selection"] == "puct"
     assert make_agent('mcts:selection="gumbel"').options["selection"] == "gumbel"
     assert make_agent("mcts:selection=puct").options["selection"] == "puct"
+
+
+@pytest.mark.parametrize(("text", "signed", "value"), [
+    ("42", False, 42), (" 7 ", False, 7), ("-3", True, -3), ("-3", False, None),
+    ("²", False, None), ("١٢", False, None), ("1_000", False, None), ("+5", True, None),
+    ("", False, None), ("-", True, None), ("9" * 21, False, None), (None, False, None),
+])
+def test_numbers_people_type_are_ascii_digits_only(text, signed, value):
+    assert parse_int(text, signed=signed) == value
+
+
+@pytest.mark.parametrize(("game", "options", "move"), [
+    ("go", {"board_size": 9}, "A²"), ("go", {"board_size": 9}, "A١"),
+    ("gomoku", {}, "H²"), ("nim", {}, "1:²"), ("nim", {}, "²:1"),
+    ("connect_four", {}, "١"), ("connect_four", {}, "1_0"),
+])
+def test_a_move_with_a_digit_that_is_not_ascii_is_an_illegal_action(game, options, move):
+    with pytest.raises(IllegalActionError, match="is not a"):
+        make_game(game, **options).str_to_action(move)
+
+
+@pytest.mark.parametrize("text", ["١٢", "1_0", "²"])
+def test_an_int_option_in_another_script_is_refused(text):
+    with pytest.raises(InvalidOptionError, match="expected an integer or None"):
+        check_options(Nim, {"max_take": text}, "nim", from_text=True)

@@ -174,7 +174,7 @@ def test_first_call_in_a_process_does_not_charge_compilation_to_the_time_limit()
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300, check=True)
-    assert "value=18" in done.stdout  # FFO #1 takes milliseconds, compiling about 2 s
+    assert "value=18" in done.stdout  # FFO #1 takes milliseconds, compiling seconds
 
 
 def test_exact_value_is_the_final_disc_difference_for_the_side_to_move():

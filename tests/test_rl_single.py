@@ -17,6 +17,7 @@ import boardzoo  # noqa: F401 - registers the ids
 from boardzoo.agents import AlphaBetaAgent, RandomAgent
 from boardzoo.arena import play_match
 from boardzoo.envs import GAMES, gym_id
+from boardzoo.envs.registry import HAS_PETTINGZOO_REGISTRY
 from boardzoo.errors import GameOverError, IllegalActionError, InvalidOptionError
 from boardzoo.rl import BoardVectorEnv, CompiledOpponent, SingleAgentEnv, resolve_opponent
 
@@ -236,6 +237,7 @@ def test_an_opponent_that_cannot_play_the_game_is_refused_when_the_env_is_made(
     assert gym.make("boardzoo/ConnectFour-v0", opponent="alphazero").reset(seed=0)
 
 
+@pytest.mark.skipif(not HAS_PETTINGZOO_REGISTRY, reason="this PettingZoo has no registry (< 1.27)")
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_pettingzoo_parallel_api_through_the_turn_based_conversion(game):
     from pettingzoo.test import parallel_api_test

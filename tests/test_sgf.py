@@ -108,6 +108,7 @@ def test_game_number_checked_only_when_asked():
         ("(;SZ[0])", "1..25"),
         ("(;SZ[9:7])", "square"),
         ("(;SZ[9][9])", "one value"),
+        ("(;SZ[²])", "one number"),
         ("(;KM[seven])", "KM"),
         ("(;PL[X])", "PL"),
         ("(;B[aa]W[bb])", "one move per node"),

@@ -140,6 +140,13 @@ def test_gomoku_with_a_wrong_size_slot_is_refused():
         env.restore_state(snap._replace(state=state))
 
 
+def test_a_snapshot_whose_state_is_none_is_refused_not_taken_as_sealed():
+    env = make_env("tictactoe")
+    env.reset()
+    with pytest.raises(IncompatibleSnapshotError, match="must be a numpy array, got NoneType"):
+        env.restore_state(env.clone_state()._replace(state=None))
+
+
 @pytest.mark.parametrize("dtype", ["int32", "uint64", "float64"])
 def test_a_state_of_another_dtype_or_length_is_refused(dtype):
     env = make_env("tictactoe")

@@ -7,30 +7,34 @@ all (numba's compile events counted, not timed).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
-from boardzoo.bench.startup import first_move_seconds
+from boardzoo.bench.startup import ENDGAMES, first_move_seconds
 
 CASES = [
-    ("mcts", "tictactoe", "mcts:simulations=50"),
-    ("alphabeta", "tictactoe", "alphabeta:depth=3"),
-    ("vector", "tictactoe", ""),
-    ("alphabeta", "chess", "alphabeta:depth=2"),
+    ("mcts", "tictactoe", "mcts:simulations=50", ""),
+    ("alphabeta", "tictactoe", "alphabeta:depth=3", ""),
+    ("vector", "tictactoe", "", ""),
+    ("alphabeta", "chess", "alphabeta:depth=2", ""),
+    # the move is Othello's exact solver's (a search of its own, recursive)
+    ("endgame", "othello", "alphabeta:time_limit=1", ENDGAMES["othello"]),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind, game, spec", CASES)
-def test_the_second_fresh_process_compiles_nothing(kind, game, spec, tmp_path):
-    cold = first_move_seconds(kind, game, spec, tmp_path)
+@pytest.mark.parametrize("kind, game, spec, position", CASES)
+def test_the_second_fresh_process_compiles_nothing(kind, game, spec, position, tmp_path):
+    cold = first_move_seconds(kind, game, spec, tmp_path, position)
     assert cold["compiled"], "an empty cache compiles"
     assert list(tmp_path.rglob("*.nbi")), "into the cache folder, not the package's"
-    warm = first_move_seconds(kind, game, spec, tmp_path)
+    warm = first_move_seconds(kind, game, spec, tmp_path, position)
     assert warm["compiled"] == []
 
 
@@ -56,3 +60,41 @@ def test_a_cache_folder_that_cannot_be_made_still_plays(tmp_path):
                          env={**os.environ, "BOARDZOO_CACHE_DIR": str(blocker / "cache")},
                          check=False)
     assert run.returncode == 0 and run.stdout.strip().isdigit(), run.stderr
+
+
+NIM_MOVES = ("import json, boardzoo; from numba.core import event\n"
+             "compiled = []\n"
+             "class Count(event.Listener):\n"
+             "    def on_start(self, ev): compiled.append(ev.data['dispatcher'].py_func.__name__)\n"
+             "    def on_end(self, ev): pass\n"
+             "event.register('numba:compile', Count())\n"
+             "from boardzoo.envs import make_env\n"
+             "env = make_env('nim'); env.reset(seed=0); env.step(0)\n"
+             "print(json.dumps(compiled))")
+SEED = ("import sys; from pathlib import Path; from boardzoo import numba_cache\n"
+        "source = Path(sys.argv[1]) / numba_cache.cache_dir().relative_to(sys.argv[2])\n"
+        "print(numba_cache._seed(source, numba_cache.cache_dir()))")
+
+
+def _python(code: str, cache: Path, *args: str, **env: str) -> str:
+    run = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                         env={**os.environ, "BOARDZOO_CACHE_DIR": str(cache), **env},
+                         check=True, timeout=600)
+    return run.stdout.splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_a_shipped_portable_cache_seeds_an_empty_one_and_nothing_compiles(tmp_path):
+    """Code compiled for x86-64-v2 (as `make wheel` ships it) is copied into an empty cache
+    folder under this CPU's key and loaded: nothing compiles (until the copies are removed).
+    Code compiled for this CPU is not what a wheel ships: nothing is seeded from it."""
+    portable, host, user = tmp_path / "portable", tmp_path / "host", tmp_path / "user"
+    assert json.loads(_python(NIM_MOVES, portable, NUMBA_CPU_NAME="x86-64-v2",
+                              NUMBA_CPU_FEATURES=""))
+    assert json.loads(_python(NIM_MOVES, host))
+    assert int(_python(SEED, user, str(host), str(user))) == 0
+    assert int(_python(SEED, user, str(portable), str(user))) > 0
+    assert json.loads(_python(NIM_MOVES, user)) == []
+    # boardzoo compile --for-this-cpu: the seeded copies go, and the kernels compile again
+    _python("from boardzoo import numba_cache; numba_cache.unseed(); print('ok')", user)
+    assert json.loads(_python(NIM_MOVES, user))

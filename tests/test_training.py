@@ -484,8 +484,9 @@ def test_the_shipped_tictactoe_checkpoint_meets_the_same_bar():
 def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     """With a gate the learner's network does not pass, iteration 2's games are exactly the
     games the initial network plays (the seeds are the run's)."""
+    from boardzoo.training.agents import training_agent
     from boardzoo.training.loop import _tasks
-    from boardzoo.training.selfplay import play_games, selfplay_agent
+    from boardzoo.training.selfplay import play_games
 
     config = TrainConfig(**{**TINY, "gating_games": 4, "gating_threshold": 1.0})
     log = []
@@ -496,11 +497,46 @@ def test_gating_keeps_self_play_on_the_best_network(tmp_path):
     game = make_game("tictactoe")
     initial = AlphaZeroNet.for_game(game, NetworkConfig(config.blocks, config.channels)).eval()
     # the initial network (version 0) played them, though the learner was at step 3
-    expected = play_games(selfplay_agent(initial, game, config), config, _tasks(config, 2),
-                          network_step=0)
+    agent = training_agent(initial, game, config, config.seed, self_play=True)
+    expected = play_games(agent, config, _tasks(config, 2), network_step=0)
     with run_games(tmp_path / "gated") as games:
         assert [games.get_game(r["id"]) for r in expected] == expected
     assert not (tmp_path / "gated" / "best.pt").exists()
+
+
+def test_self_play_gating_and_measurement_search_alike(tmp_path, monkeypatch):
+    """Every agent a run plays with comes from one factory fed by the config: with a
+    non-default c, the self-play, gating and measurement agents' search configurations are
+    equal (self-play adds only its root noise)."""
+    import boardzoo.arena
+    from boardzoo.training import selfplay
+
+    played: dict[str, list] = {"self-play": [], "matches": []}
+    real_play_games, real_play_match = selfplay.play_games, boardzoo.arena.play_match
+
+    def play_games(agent, *args, **kwargs):
+        played["self-play"].append(agent)
+        return real_play_games(agent, *args, **kwargs)
+
+    def play_match(game, first, second, **kwargs):
+        played["matches"].append((first, second))
+        return real_play_match(game, first, second, **kwargs)
+
+    monkeypatch.setattr(selfplay, "play_games", play_games)
+    monkeypatch.setattr(boardzoo.arena, "play_match", play_match)
+    config = TrainConfig(**{**TINY, "iterations": 1, "c": 0.7, "gating_games": 2,
+                            "eval_every": 1, "eval_games": 2, "eval_references": ("random",)})
+    train("tictactoe", config, out=tmp_path / "run", progress=False)
+    (gate_new, gate_old), (measured, _random) = played["matches"]
+    agents = [*played["self-play"], gate_new, gate_old, measured]
+    game = make_game("tictactoe")
+    configs = [agent.config_for(game) for agent in agents]
+    assert played["self-play"] and all(c.dirichlet is not None for c in configs[:-3])
+    assert configs[-1].c == 0.7 and configs[-1].dirichlet is None
+    assert {c.replace(dirichlet=None, evaluator=None) for c in configs} == {
+        configs[-1].replace(evaluator=None)}
+    assert {(a.simulations, a.inference, a.temperature) for a in agents} == {
+        (config.simulations, measured.inference, 0.0)}
 
 
 def test_the_curve_is_redrawn_after_each_evaluation_not_only_at_the_end(tmp_path):

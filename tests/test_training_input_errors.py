@@ -116,3 +116,23 @@ def test_refused_records_or_start_checkpoint_leave_no_run_folder(tmp_path, optio
     with pytest.raises(CheckpointError):
         train("tictactoe", TrainConfig(**{**TINY, option: str(bad)}), out=out, progress=False)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("minutes", ["-1", "nan", "inf", "0"])
+def test_a_time_budget_that_is_not_a_positive_number_of_minutes_is_refused(tmp_path, capsys,
+                                                                          minutes):
+    out = tmp_path / "run"
+    assert cli_main(["train", "tictactoe", "--minutes", minutes, "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"minutes={float(minutes)!r}" in error and len(error.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_refused_resume_leaves_the_runs_config_as_it_was(tmp_path):
+    out = tmp_path / "run"
+    train("tictactoe", TrainConfig(**TINY), out=out, progress=False)
+    saved = (out / "config.json").read_text()
+    (out / "state.pt").write_bytes(b"not a training state")
+    with pytest.raises(CheckpointError, match="training state"):
+        train("tictactoe", out=out, resume=True, progress=False, changes={"iterations": 3})
+    assert (out / "config.json").read_text() == saved

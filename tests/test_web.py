@@ -129,6 +129,8 @@ def test_no_get_changes_state(client):
     (b'{"game": "nim", "agent": "deep-blue"}', "application/json", 400, "unknown opponent"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "a,b=c"}}',
      "application/json", 400, "whole number"),
+    ('{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "²"}}'.encode(),
+     "application/json", 400, "whole number"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"simulations": "-5"}}',
      "application/json", 400, "simulations"),
     (b'{"game": "nim", "agent": "mcts", "agent_options": {"speed": "9"}}',
@@ -139,6 +141,12 @@ def test_no_get_changes_state(client):
     (b'{"game": "tictactoe", "record": "XXXXXXXXX"}', "application/json", 400, "position"),
     (b'{"game": "tictactoe", "record": "{\\"moves\\": [4, 4]}"}', "application/json", 400,
      "move 2"),
+    # another game's record whose moves happen to be legal here
+    (b'{"game": "connect_four", "record": "{\\"game\\": \\"tictactoe\\", \\"moves\\": [0, 1]}"}',
+     "application/json", 400, "a record of 'tictactoe', not of connect_four"),
+    (b'{"game": "connect_four", "record": "{\\"moves\\": [0, 1], '
+     b'\\"final_position\\": \\"XO.......\\"}"}', "application/json", 400,
+     "this record is not one of"),
 ])
 def test_a_malformed_new_game_is_a_4xx_with_a_message(client, body, content_type, status, words):
     response = client.post("/api/games", content=body,
@@ -260,6 +268,41 @@ def test_every_change_is_a_newer_revision_so_a_late_http_answer_is_recognised(cl
     assert revisions == sorted(set(revisions))  # strictly increasing
     assert answered["thinking"] and len(answered["moves"]) == 1
     assert pushed[-1]["revision"] > answered["revision"] >= first["revision"]
+
+
+def test_a_change_while_the_feed_opens_is_never_pushed_before_or_after_a_newer_view(
+        client, monkeypatch):
+    # a change that lands between the page's subscription and the first view (the agent's
+    # worker getting ready while the WebSocket handshake runs) must not reach the page as a
+    # view older than, or as old as, the one it already got
+    games = client.app.state.games
+    subscribe = games.subscribe
+
+    def subscribe_then_change(session):
+        queue = subscribe(session)
+        games._changed(games.games[session.id])  # lands while the socket is being accepted
+        return queue
+
+    monkeypatch.setattr(games, "subscribe", subscribe_then_change)
+    gid = new_game(client, game="tictactoe")["id"]
+    with client.websocket_connect(f"/api/games/{gid}/live", headers=ORIGIN) as ws:
+        pushed = [ws.receive_json()["view"]]
+        post(client, f"/api/games/{gid}/move", {"action": 4, "ply": 0})
+        while len(pushed[-1]["moves"]) < 2:
+            message = ws.receive_json()
+            if message["type"] == "view":
+                pushed.append(message["view"])
+    revisions = [v["revision"] for v in pushed]
+    assert revisions == sorted(set(revisions)), revisions
+
+
+def test_the_view_says_which_games_have_an_exact_solver_for_the_page_to_explain_its_wait(
+        client):
+    # alpha-beta and MCTS run Connect Four's and Othello's solver first, reporting nothing
+    # meanwhile
+    solvers = {name: new_game(client, game=name)["game"]["exact_solver"]
+               for name in ("connect_four", "othello", "go")}
+    assert solvers == {"connect_four": True, "othello": True, "go": False}
 
 
 def test_swap_sides_makes_the_agent_move(client):
@@ -643,6 +686,20 @@ def test_move_now_during_the_warm_up_plays_a_quick_move_at_once():
         assert "without searching" in view["notice"] and not view["thinking"]
 
 
+@pytest.mark.slow
+def test_the_status_line_says_what_the_warm_up_compiles(tmp_path, monkeypatch):
+    """A worker with an empty compile cache: the view names what compiles while the agent
+    warms up, and nothing once it is warm."""
+    monkeypatch.setenv("BOARDZOO_CACHE_DIR", str(tmp_path))  # the spawned worker's cache
+    app = create_app(["testserver"], spare_workers=0, idle_workers=0)
+    with TestClient(app, base_url="http://testserver") as fresh:
+        game = new_game(fresh, game="nim", agent="mcts", human_seat=1)
+        view = wait_for(fresh, game["id"],
+                        lambda v: "compiling nim: the MCTS search" in (v["compiling"] or ""))
+        assert not view["warm"]
+        assert wait_for(fresh, game["id"], lambda v: v["warm"])["compiling"] is None
+
+
 def test_undo_during_a_search_stops_it_and_clears_the_analysis(client):
     game = new_game(client, game="othello", agent="mcts", agent_options={"time_limit": "60"})
     gid = game["id"]
@@ -678,7 +735,9 @@ def test_stepping_through_a_finished_game_shows_each_position(client):
         assert position["ply"] == ply and cells == ply
         assert position["line"] == ([17, 24, 31, 38] if ply == len(moves) else [])
     assert client.get(f"/api/games/{gid}/position?ply=8").status_code == 400
-    assert client.get(f"/api/games/{gid}/position?ply=x").status_code == 400
+    for ply in ("x", "%C2%B2", "%D9%A1", "1_0"):  # "²" and "١" pass str.isdigit()
+        refused = client.get(f"/api/games/{gid}/position?ply={ply}")
+        assert refused.status_code == 400 and "give 0..7" in refused.json()["error"]
 
 
 def test_a_policy_agent_shows_its_move_probabilities(client):

@@ -410,3 +410,58 @@ def test_the_clock_never_shows_sixty_seconds(page):
         page.wait_for_timeout(100)
     assert all(":60" not in text for text in texts), texts
     assert any(re.search(r" (1:00|0:59)$", text) for text in texts), texts
+
+
+def _inside(box, outer, slack=1):
+    """Whether bounding box ``box`` lies within ``outer`` (x, y, width, height)."""
+    return (box["x"] >= outer["x"] - slack and box["y"] >= outer["y"] - slack
+            and box["x"] + box["width"] <= outer["x"] + outer["width"] + slack
+            and box["y"] + box["height"] <= outer["y"] + outer["height"] + slack)
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1360, 820)])
+def test_the_end_of_a_go_game_keeps_its_controls_on_screen_and_the_cards_hold_their_parts(
+        browser, server, width, height):
+    errors: list[str] = []
+    opened = open_page(browser, server.url, errors, width, height)
+    viewport = {"x": 0, "y": 0, "width": width, "height": height}
+    setup = opened.locator("#setup").bounding_box()
+    marker = opened.evaluate("""() => {
+        const s = document.querySelector('#setup-details summary');
+        const r = s.getBoundingClientRect(), c = s.closest('.card').getBoundingClientRect();
+        return {inside: getComputedStyle(s).listStylePosition, left: r.left, card: c.left};
+    }""")
+    assert marker["inside"] == "inside" and marker["left"] >= marker["card"], marker
+    moves = ["C3", "G7", "pass", "pass"]  # the game ends at once with two passes
+    start(opened, "go", agent="random", options={"board_size": "9"},
+          record=json.dumps({"moves": moves}))
+    expect(opened.locator("#banner")).to_be_visible(timeout=AGENT_WAIT)
+    opened.wait_for_timeout(300)  # the scroll to the board
+    opened.screenshot(path=ARTIFACTS / f"go-end-{width}.png")
+    if width > 1100:  # a desktop shows the whole card: the board and its controls
+        for part in ("#banner", "#board", "#controls"):
+            box = opened.locator(part).bounding_box()
+            assert _inside(box, viewport), (part, box)
+    for part in ("#status", "#board", "#controls"):
+        assert _inside(opened.locator(part).bounding_box(),
+                       opened.locator("#play").bounding_box()), part
+    assert setup["x"] >= 0
+    opened.context.close()
+    assert not errors, errors
+
+
+def test_a_phone_shows_gomokus_heat_map_counts_readably_and_the_status_in_whole_phrases(
+        browser, server):
+    errors: list[str] = []
+    opened = open_page(browser, server.url, errors, 390, 844)
+    start(opened, "gomoku", agent="mcts", agent_options={"simulations": "3000"}, seat=1)
+    expect(opened.locator("#board .heat-count").first).to_be_visible(timeout=AGENT_WAIT)
+    sizes = opened.evaluate("""() => [...document.querySelectorAll('#board .heat-count')]
+        .map((t) => t.getBoundingClientRect().height)""")
+    assert min(sizes) >= 9, sizes  # pixels on the screen, not units of the board's drawing
+    phrases = opened.evaluate("""() => [...document.querySelectorAll('#status .phrase')]
+        .map((p) => p.getClientRects().length)""")
+    assert phrases and all(n == 1 for n in phrases), phrases
+    opened.screenshot(path=ARTIFACTS / "gomoku-phone.png")
+    opened.context.close()
+    assert not errors, errors

@@ -18,17 +18,22 @@ from boardzoo.envs.aec import IllegalActionWarning
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "works-with.md"
 #: the module each section needs (its extra may be missing: the section is skipped then)
 NEEDS = {
+    "Replacing pettingzoo.classic": "pettingzoo",
     "Stable-Baselines3": "sb3_contrib",
     "RLlib": "ray.rllib",
     "TorchRL": "torchrl",
     "Tianshou": "tianshou",
     "CleanRL-style scripts": "torch",
+    "AgileRL": "agilerl",
     "PettingZoo's own tests": "pettingzoo",
 }
 #: third-party notices the snippets trigger, harmless here
 THIRD_PARTY_WARNINGS = [
     "ignore:PettingZoo in TorchRL is tested using version",
     "ignore:.*Overriding environment rllib-multi-agent-env-v0 already in registry",
+    # AgileRL 2.2 on newer torch and pydantic than it pins
+    "ignore:`torch.jit.script` is deprecated",
+    "ignore:Accessing the 'model_fields' attribute on the instance is deprecated",
 ]
 
 

@@ -13,8 +13,17 @@ the solver's reach, it runs a negamax alpha-beta search compiled with numba:
   by the knowledge's ``key_kernel``; a game without one gets a hash of its whole
   state array (correct, but slower, and transpositions that differ in move history, e.g.
   a stored move list, are not merged);
-* move ordering: the table's move, two killer moves per ply, the history heuristic, then a
-  seeded random order, which is also how ``seed`` breaks ties among equal moves.
+* move ordering: the table's move, the knowledge's tactical moves by their value, two killer
+  moves per ply, the history heuristic, then a seeded random order, which is also how
+  ``seed`` breaks ties among equal moves;
+* where the knowledge has tactics (``tactical_kernel``, ``in_check_kernel``; chess): a
+  quiescence search at the horizon through the tactical moves (standing pat on the
+  evaluation; every move when in check), a ply more for a side in check, and, where the
+  knowledge allows, null-move pruning (``null_move_kernel``: a pass searched
+  :data:`_NULL_REDUCTION` plies shallower, never in check) and late-move reductions
+  (``late_move_reductions``: quiet moves after the first :data:`_FULL_MOVES` a ply
+  shallower, two after three times as many, searched again in full when they beat alpha).
+  Games without them compile none of it.
 
 Values are from the side to move's view. At the horizon the search scores a position with
 ``evaluator`` if given, else the knowledge's ``evaluate_kernel``, else 0 (each in
@@ -68,7 +77,7 @@ from boardzoo.agents.move import (
 from boardzoo.analysis import EXACT, HEURISTIC, ProgressFn
 from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, TO_PLAY, Game
 from boardzoo.envs.tags import apply, game_function, game_tag, legal_mask, tag_game, tag_variant
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.rng import scramble
 from boardzoo.timecontrol import SearchDeadlines, monotonic, watch_stop
 from boardzoo.wrappers.model import EnvModel
@@ -79,9 +88,8 @@ __all__ = ["AlphaBetaAgent", "SearchResult", "DEFAULT_TIME_LIMIT", "MAX_DEPTH"]
 DEFAULT_TIME_LIMIT = 1.0
 #: deepest iteration (plies); the work arrays are sized for it
 MAX_DEPTH = 128
-#: share of the move's time an exact solver may use before alpha-beta takes over (it is tried
-#: only when its estimated cost fits, and gives up early when the position proves harder)
-SOLVER_SHARE = 0.9
+#: plies the quiescence search and check extensions may go beyond the deepest iteration
+QUIESCENCE_PLIES = 32
 
 # Integer scores: a heuristic value x in (-1, 1) is x * EVAL_SCALE; a finished game with
 # exact value v reached p plies from the root scores sign(v) * (WIN + |v| * UNIT + UNIT - 1 - p)
@@ -101,6 +109,14 @@ _NODES, _HORIZON, _ABORTED, _ABORTABLE, _STAMP_NOW, _ROOT_MOVE, _STOP = 0, 1, 2,
 _STATS = 7
 _CHECK_EVERY = 1023  # read the clock when nodes & _CHECK_EVERY == 0
 _TT_MOVE, _KILLER = 1 << 58, 1 << 56
+# booleans passed to the recursive search as typed values: literal True/False arguments would
+# make specialisations that numba's cache cannot link in another process (numba issue 6713)
+_YES, _NO = np.bool_(True), np.bool_(False)
+_TACTICAL = 3 << 56  # tactical moves come after the table's move, before the killers
+#: null-move pruning: the reduction, and the least depth it is tried at
+_NULL_REDUCTION, _NULL_MIN_DEPTH = 2, 3
+#: late-move reductions: moves searched in full first, the least depth reduced at
+_FULL_MOVES, _LMR_MIN_DEPTH = 3, 3
 
 
 class _Table(NamedTuple):
@@ -144,6 +160,22 @@ def _outcome_value(state):
     if outcome == DRAW:
         return 0
     return 1 if outcome == np.int64(state[TO_PLAY]) + 1 else -1
+
+
+@njit(cache=True)
+def _quiet(state, action):
+    """Every move quiet, for games without tactics."""
+    return 0
+
+
+@njit(cache=True)
+def _never_in_check(state):
+    return False
+
+
+@njit(cache=True)
+def _no_null_move(state):
+    return False
 
 
 @njit(cache=True)
@@ -238,18 +270,26 @@ def _store(table, stats, slot, key, ply, depth, solved, score, alpha, beta, move
     table.info[slot, _STAMP] = stats[_STAMP_NOW]
 
 
-@njit(cache=True)
-def _order_moves(work, ply, table_move):
+@njit
+def _order_moves(tag, work, ply, table_move, tactical_only):
     """Turn the legal mask of ``ply`` into a move list, best first: the table's move, the
-    killers, then by history and the seeded tie-break rank."""
+    tactical moves by their value (the knowledge's ``tactical_kernel``), the killers, then
+    by history and the seeded tie-break rank; only the tactical moves when
+    ``tactical_only`` (quiescence)."""
+    state = work.states[ply]
     mask, moves, priorities = work.masks[ply], work.moves[ply], work.priorities[ply]
     num_actions = mask.shape[0]
     n = 0
     for action in range(num_actions):
         if not mask[action]:
             continue
+        tactics = tactical_value(tag, state, action)
+        if tactical_only and tactics <= 0:
+            continue
         if action == table_move:
             priority = _TT_MOVE
+        elif tactics > 0:
+            priority = _TACTICAL + tactics
         elif action == work.killers[ply, 0]:
             priority = 2 * _KILLER
         elif action == work.killers[ply, 1]:
@@ -293,9 +333,12 @@ def _negamax(
     alpha,
     beta,
     deadline,
+    null_allowed,
 ):
     """Fail-soft negamax score (side to move's view) of ``work.states[ply]`` searched
-    ``depth`` plies deep within (alpha, beta); 0 once the iteration is aborted."""
+    ``depth`` plies deep within (alpha, beta); 0 once the iteration is aborted. With the
+    knowledge's tactics: a node in check is extended by a ply, the horizon is a quiescence
+    search, and (where the knowledge allows) null moves and late-move reductions prune."""
     stats = work.stats
     _tick(stats, deadline)
     work.pv_length[ply] = 0
@@ -304,24 +347,41 @@ def _negamax(
     state = work.states[ply]
     if state[OUTCOME] != ONGOING:
         return _terminal_score(exact_value(tag, state), ply)
-    if depth <= 0:
-        stats[_HORIZON] += 1
-        return _heuristic_score(heuristic_value(tag, state))
+    checked = in_check(tag, state)
+    if checked:
+        depth += 1
+    if depth <= 0 or ply + 2 >= work.states.shape[0]:
+        return _quiesce(tag, work, ply, alpha, beta, deadline, _NO)
     key = position_key(tag, state)
     slot, table_move, settled, score = _lookup(table, stats, key, ply, depth, alpha, beta)
     if settled:
         return score
     horizon_before = stats[_HORIZON]
+    child = work.states[ply + 1]
+    if (null_allowed and uses_null_moves(tag) and not checked and ply > 0
+            and depth >= _NULL_MIN_DEPTH and -WIN < beta < WIN):
+        child[:] = state
+        if null_move(tag, child):
+            score = -_negamax(tag, table, work, ply + 1, depth - 1 - _NULL_REDUCTION, -beta,
+                              -beta + 1, deadline, _NO)
+            if stats[_ABORTED]:
+                return 0
+            if score >= beta:
+                return beta  # never a mate score: a pass proves no mate
     legal_mask(tag, state, work.masks[ply])
     if ply == 0:
         work.masks[0] &= work.root_moves  # a swindle searches only some of the root's moves
-    count = _order_moves(work, ply, table_move)
+    count = _order_moves(tag, work, ply, table_move, False)
     alpha_start, best, best_move = alpha, -INFINITY, -1
-    child = work.states[ply + 1]
     for i in range(count):
         move = work.moves[ply, i]
         child[:] = state
         apply(tag, child, move)
+        reduction = 0
+        if (reduces_late_moves(tag) and i >= _FULL_MOVES and depth >= _LMR_MIN_DEPTH
+                and not checked and work.priorities[ply, i] < _KILLER
+                and not in_check(tag, child)):
+            reduction = 1 if i < 3 * _FULL_MOVES else 2
         null_window = i > 0  # principal-variation search: prove later moves no better
         while True:
             high = alpha + 1 if null_window else beta
@@ -330,14 +390,20 @@ def _negamax(
                 table,
                 work,
                 ply + 1,
-                depth - 1,
+                depth - 1 - reduction,
                 -high,
                 -alpha,
                 deadline,
+                _YES,
             )
-            if not (null_window and alpha < score < beta) or stats[_ABORTED]:
+            if stats[_ABORTED] or not (alpha < score and (null_window and score < beta
+                                                           or reduction > 0)):
                 break
-            null_window = False  # it is better after all: search it with the full window
+            # better after all: search it to full depth, then with the full window
+            if reduction > 0:
+                reduction = 0
+            else:
+                null_window = False
         if stats[_ABORTED]:
             return 0
         if score > best:
@@ -348,7 +414,8 @@ def _negamax(
                 alpha = score
                 _extend_pv(work, ply, move)
                 if alpha >= beta:
-                    _reward_cutoff(work, ply, depth, move)
+                    if tactical_value(tag, state, move) <= 0:
+                        _reward_cutoff(work, ply, depth, move)
                     break
     _store(
         table,
@@ -363,6 +430,51 @@ def _negamax(
         beta,
         best_move,
     )
+    return best
+
+
+@njit
+def _quiesce(tag, work, ply, alpha, beta, deadline, new_node):
+    """The horizon's score of ``work.states[ply]`` (side to move's view, fail-soft within
+    (alpha, beta)): its evaluation, for games with tactics searched on through the tactical
+    moves until the position is quiet (standing pat on the evaluation; in check, every
+    move is searched instead). ``new_node``: not yet counted nor checked for the end."""
+    stats = work.stats
+    state = work.states[ply]
+    if new_node:
+        _tick(stats, deadline)
+        work.pv_length[ply] = 0
+        if stats[_ABORTED]:
+            return 0
+        if state[OUTCOME] != ONGOING:
+            return _terminal_score(exact_value(tag, state), ply)
+    stats[_HORIZON] += 1
+    checked = has_tactics(tag) and in_check(tag, state)
+    best = -INFINITY
+    if not checked:
+        best = _heuristic_score(heuristic_value(tag, state))
+        if not has_tactics(tag) or best >= beta or ply + 2 >= work.states.shape[0]:
+            return best
+        alpha = max(alpha, best)
+    elif ply + 2 >= work.states.shape[0]:
+        return _heuristic_score(heuristic_value(tag, state))
+    legal_mask(tag, state, work.masks[ply])
+    count = _order_moves(tag, work, ply, -1, not checked)
+    child = work.states[ply + 1]
+    for i in range(count):
+        move = work.moves[ply, i]
+        child[:] = state
+        apply(tag, child, move)
+        score = -_quiesce(tag, work, ply + 1, -beta, -alpha, deadline, _YES)
+        if stats[_ABORTED]:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                _extend_pv(work, ply, move)
+                if alpha >= beta:
+                    break
     return best
 
 
@@ -382,6 +494,7 @@ def _iterate(tag, table, work, depth, deadline):
         -infinity,
         infinity,
         deadline,
+        _NO,
     )
 
 
@@ -398,15 +511,22 @@ class AlphaBetaAgent(SearchingAgent):
 
     When ``solver`` is true (the default) and the game's knowledge has ``solve``, it is
     tried first whenever its estimated cost (the knowledge's ``solve_cost``) fits the move's
-    time: up to :data:`SOLVER_SHARE` of the time limit (or of the clock's maximum for the
-    move), giving up early when the position proves much harder than estimated
-    (:func:`~boardzoo.knowledge.base.solve_if_affordable`); alpha-beta gets the time left.
+    time: up to :attr:`solver_share` of the time limit (or of the clock's maximum for the
+    move: all but ``search_keeps``), giving up early when the position proves much harder
+    than estimated (:func:`~boardzoo.knowledge.base.solve_if_affordable`); alpha-beta gets
+    the time left.
     Without a time limit the solver runs on its own deterministic budget where the
     knowledge says the position is within reach. A solution is the answer (``exact=True``),
     except on a clock when it is a draw or a loss and ``swindle`` is true (the default): then
     the move's time goes to alpha-beta among the moves that keep that outcome
     (:mod:`boardzoo.agents.swindle`); the reported value stays the solver's.
     """
+
+    #: the exact solver may take all of a move's time but this share: alpha-beta's own search
+    #: proves what the solver proves given the time, so what the rest buys is the first
+    #: iterations of the move played when the solver does not finish (FFO #40-#47 need up to
+    #: about 70 s of solving; at ``time_limit=120`` the old 0.5 share left #45 unsolved)
+    search_keeps = 0.05
 
     def __init__(
         self,
@@ -453,7 +573,7 @@ class AlphaBetaAgent(SearchingAgent):
             return
         self._compiled.add(type(tag))
         stream = self.rng.bit_generator.state
-        work = self._workspace(root, model.num_actions)
+        work = self._workspace(tag, root, model.num_actions)
         self.rng.bit_generator.state = stream
         _iterate(tag, self._transposition_table(), work, 0, np.inf)
 
@@ -469,7 +589,7 @@ class AlphaBetaAgent(SearchingAgent):
         """Iterative deepening until the depth, the ``deadlines``, ``stop`` or an exact
         result is reached; over ``root_moves`` only at the root when given."""
         tag = self._tag(model)
-        work = self._workspace(state, model.num_actions)
+        work = self._workspace(tag, state, model.num_actions)
         if root_moves is not None:
             work.root_moves[:] = False
             work.root_moves[root_moves] = True
@@ -514,9 +634,12 @@ class AlphaBetaAgent(SearchingAgent):
         return SearchResult(action, value, EXACT if exact else HEURISTIC, exact, proven, depth,
                             nodes, monotonic() - started, pv, "alphabeta")
 
-    def _workspace(self, state: np.ndarray, num_actions: int) -> _Work:
-        """Fresh scratch for one search, with the root in row 0 and a new tie-break order."""
+    def _workspace(self, tag: Any, state: np.ndarray, num_actions: int) -> _Work:
+        """Fresh scratch for one search, with the root in row 0 and a new tie-break order
+        (rows for the quiescence search beyond the depth where the game has tactics)."""
         plies = (MAX_DEPTH if self.depth is None else self.depth) + 2
+        if has_tactics(tag):
+            plies += QUIESCENCE_PLIES
         states = np.zeros((plies, state.shape[0]), dtype=state.dtype)
         states[0] = state
         self._stamp += 1
@@ -578,7 +701,7 @@ def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) ->
     """InvalidOptionError for an option outside its allowed values."""
     if depth is not None and not (_is_int(depth) and 1 <= depth <= MAX_DEPTH):
         raise InvalidOptionError(
-            f"AlphaBetaAgent depth={depth!r}: use an integer 1..{MAX_DEPTH}, or None"
+            f"AlphaBetaAgent depth={excerpt(depth)}: use an integer 1..{MAX_DEPTH}, or None"
         )
     check_time_limit(time_limit, "AlphaBetaAgent")
     if (
@@ -587,11 +710,12 @@ def _check_options(depth: Any, time_limit: Any, evaluator: Any, tt_bits: Any) ->
         and not isinstance(evaluator, numba.core.dispatcher.Dispatcher)
     ):
         raise InvalidOptionError(
-            f"AlphaBetaAgent evaluator={evaluator!r}: use a numba @njit function "
+            f"AlphaBetaAgent evaluator={excerpt(evaluator)}: use a numba @njit function "
             "state -> float in (-1, 1) from the side to move's view"
         )
     if not (_is_int(tt_bits) and 10 <= tt_bits <= 30):
-        raise InvalidOptionError(f"AlphaBetaAgent tt_bits={tt_bits!r}: use an integer 10..30")
+        raise InvalidOptionError(
+            f"AlphaBetaAgent tt_bits={excerpt(tt_bits)}: use an integer 10..30")
 
 
 def _is_int(value: Any) -> bool:
@@ -654,6 +778,70 @@ def _position_key(tag, state):
 def _exact_value(tag, state):
     kernel = _knowledge_kernel(tag, "exact_value", _outcome_value)
     return lambda tag, state: kernel(state)
+
+
+def tactical_value(tag, state, action):
+    """The knowledge's value of a tactical move (> 0), 0 for a quiet one."""
+    return _knowledge_kernel(tag, "tactical_kernel", _quiet)(state, action)
+
+
+def in_check(tag, state):
+    """Whether the side to move is in check (never, for a game without the kernel)."""
+    return _knowledge_kernel(tag, "in_check_kernel", _never_in_check)(state)
+
+
+def null_move(tag, state):
+    """Pass in place where the knowledge allows it (False: not allowed here)."""
+    return _knowledge_kernel(tag, "null_move_kernel", _no_null_move)(state)
+
+
+def _has_entry(tag: Any, name: str) -> bool:
+    knowledge = tag_game(tag).knowledge
+    return knowledge is not None and bool(getattr(knowledge, name, None))
+
+
+def has_tactics(tag):
+    """Whether the game's knowledge names tactical moves (quiescence, check extensions)."""
+    return _has_entry(tag, "tactical_kernel")
+
+
+def uses_null_moves(tag):
+    return _has_entry(tag, "null_move_kernel")
+
+
+def reduces_late_moves(tag):
+    return _has_entry(tag, "late_move_reductions") and _has_entry(tag, "tactical_kernel")
+
+
+@overload(tactical_value)
+def _tactical_value(tag, state, action):
+    kernel = _knowledge_kernel(tag, "tactical_kernel", _quiet)
+    return lambda tag, state, action: kernel(state, action)
+
+
+@overload(in_check)
+def _in_check(tag, state):
+    kernel = _knowledge_kernel(tag, "in_check_kernel", _never_in_check)
+    return lambda tag, state: kernel(state)
+
+
+@overload(null_move)
+def _null_move(tag, state):
+    kernel = _knowledge_kernel(tag, "null_move_kernel", _no_null_move)
+    return lambda tag, state: kernel(state)
+
+
+def _flag_overload(function: Any) -> None:
+    """Compile ``function(tag)`` to the constant it has for the tag's game, so that the
+    search's branches for knowledge a game lacks are compiled out."""
+    @overload(function)
+    def _constant(tag):
+        value = function(tag)
+        return lambda tag: value
+
+
+for _flag in (has_tactics, uses_null_moves, reduces_late_moves):
+    _flag_overload(_flag)
 
 
 def _reported_value(score: int, exact: bool) -> float | int:

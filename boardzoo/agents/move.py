@@ -1,12 +1,15 @@
 """Choosing a move: the one pipeline every searching agent's move goes through, around the
 agent's own search engine.
 
-A move is: the position and its deadlines (from a clock, or a fixed ``time_limit``) ->
-a forced move played at once (one legal move, under a clock) -> the game's exact solver,
-when its estimated cost fits its share of the move's time -> on a clock, a *swindle* when
-the solver proves a draw or a loss (:mod:`boardzoo.agents.swindle`) -> the engine's search
-(MCTS, alpha-beta) -> one :class:`SearchResult`, kept as ``last_search`` and, as an
-:class:`~boardzoo.analysis.Analysis`, ``last_analysis``.
+A move is: the position -> the game's rules of play before a search (its knowledge's
+``move_rules``; Go: pass when passing wins after the opponent's pass) -> its deadlines (from
+a clock, or a fixed ``time_limit``) -> a forced move played at once (one legal move, under a
+clock) -> the game's exact solver, when its estimated cost fits its share of the move's
+time -> on a clock, a *swindle* when the solver proves a draw or a loss
+(:mod:`boardzoo.agents.swindle`) -> the engine's search (MCTS, alpha-beta) -> the rules of
+play after it (Go: never fill an own eye while another move was searched) -> one
+:class:`SearchResult`, kept as ``last_search`` and, as an
+:class:`~boardzoo.analysis.Analysis`, ``last_analysis`` (the move played listed first).
 
 :class:`SearchingAgent` runs it; an engine supplies only :meth:`SearchingAgent._search`
 (and, where it has them, compilation, tree reuse and whether it can swindle).
@@ -23,7 +26,7 @@ import numpy as np
 
 from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, line_texts, move_texts
-from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.errors import GameOverError, InvalidOptionError, excerpt
 from boardzoo.knowledge.base import (
     Solution,
     load_solver,
@@ -34,13 +37,9 @@ from boardzoo.options import KeywordChecked
 from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
 from boardzoo.wrappers.model import EnvModel, GameModel
 
-__all__ = ["MAX_TIME_LIMIT", "SOLVER_SHARE", "SearchResult", "SearchingAgent",
+__all__ = ["MAX_TIME_LIMIT", "SearchResult", "SearchingAgent",
            "check_time_limit", "outcome_name"]
 
-#: the share of the move's time (a fixed ``time_limit``, or under a clock the time to the
-#: move's maximum) an exact solver may use before the engine takes over; it is tried only
-#: when its estimated cost fits and gives up early on a position much harder than estimated
-SOLVER_SHARE = 0.5
 #: the longest fixed ``time_limit`` a move may take (a day): longer is a typo, not a plan
 MAX_TIME_LIMIT = 86_400.0
 
@@ -54,7 +53,7 @@ def check_time_limit(time_limit: Any, who: str) -> None:
         time_limit, bool)
     if not (number and 0 < time_limit <= MAX_TIME_LIMIT):
         raise InvalidOptionError(
-            f"{who} time_limit={time_limit!r}: give a number of seconds above 0 and at most "
+            f"{who} time_limit={excerpt(time_limit)}: give a number of seconds above 0 and at most "
             f"{MAX_TIME_LIMIT:,.0f}, or None")
 
 
@@ -69,7 +68,8 @@ class SearchResult(NamedTuple):
     for the side to move when it is. ``depth``: alpha-beta's last completed iteration (0 for
     a solver's answer), MCTS's principal variation length; ``nodes``: MCTS simulations or
     alpha-beta/solver nodes; ``seconds``: the move's search time (a solver attempt included,
-    compilation never); ``engine``: "mcts", "alphabeta", "solver" or "forced".
+    compilation never); ``engine``: "mcts", "alphabeta", "solver", "forced" or "rule" (the
+    game's rules of play chose the move before any search).
 
     MCTS results also carry per-action root statistics, each of shape ``[num_actions]``:
     ``visits``, ``q`` (mean value for the side to move, NaN where unvisited), ``prior`` and
@@ -104,11 +104,19 @@ class SearchingAgent(KeywordChecked):
     docstring), ``act`` plays its move and ``analyse`` returns it as an Analysis.
 
     Subclasses set ``time_limit`` (None: no fixed time), ``exact_solver`` and ``swindle``
-    (bools) and implement :meth:`_search`.
+    (bools) and ``search_keeps``, and implement :meth:`_search`.
+
+    The exact solver's share of a move's time is one rule: all of it but ``search_keeps``,
+    the share the engine's own search keeps for what more time buys it when the solver
+    does not finish. Alpha-beta keeps little (its own search reaches the solver's result
+    given the time); MCTS, whose moves improve with time without ever being proven, more.
     """
 
     time_limit: float | None = None
     exact_solver: bool = True
+    #: the share of a move's time (a fixed ``time_limit``, or on a clock the time to the
+    #: move's maximum) that the engine's search keeps when the exact solver is tried first
+    search_keeps: float = 0.5
     swindle: bool = True
     last_search: SearchResult | None = None
     last_analysis: Analysis | None = None
@@ -134,6 +142,20 @@ class SearchingAgent(KeywordChecked):
             raise GameOverError(f"{type(self).__name__} cannot move: the {name} game is "
                                 "already over")
         self._check_model(model)
+        rules = _move_rules(model)
+        ruled = None if rules is None else rules.before_search(model.game, root)
+        if ruled is not None:
+            self._forget()
+            return self._finish(model, _ruled_result(int(ruled), monotonic() - entered))
+        result = self._decide(model, root, entered, clock, on_progress, stop)
+        if rules is not None:
+            result = _obeying(rules, model.game, root, result)
+        return self._finish(model, result)
+
+    def _decide(self, model: EnvModel, root: Any, entered: float, clock: ClockView | None,
+                on_progress: ProgressFn | None,
+                stop: threading.Event | None) -> SearchResult:
+        """The move as the solver or the engine decides it (:meth:`search`'s middle steps)."""
         knowledge = self._knowledge(model)
         deadlines = None
         if clock is not None:
@@ -141,7 +163,7 @@ class SearchingAgent(KeywordChecked):
             deadlines = SearchDeadlines.for_move(entered, clock, model.game, root,
                                                  self._clock_cap(), horizon)
             if int(np.count_nonzero(model.legal_mask(root))) == 1:
-                return self._finish(model, _forced_result(model, root))
+                return _forced_result(model, root)
         solving = monotonic()
         budget = self._solver_budget(deadlines)
         solution = solve_if_affordable(knowledge, root, budget, stop) if knowledge else None
@@ -155,7 +177,7 @@ class SearchingAgent(KeywordChecked):
                 swindle = plan_swindle(model.game, root, solution.value, solution.action,
                                        entered, clock, self._clock_cap(), stop)
             if swindle is None:
-                return self._finish(model, _solved_result(solution, solver_seconds))
+                return _solved_result(solution, solver_seconds)
             deadlines = swindle.deadlines
         self._prepare(model, root)  # compiles on first use: never charged to a time_limit
         if deadlines is None:
@@ -168,7 +190,7 @@ class SearchingAgent(KeywordChecked):
             result = result._replace(value=solution.value, unit=EXACT, exact=True,
                                      proven=outcome_name(solution.value),
                                      nodes=result.nodes + int(solution.nodes))
-        return self._finish(model, result)
+        return result
 
     def act(self, env: Any, clock: ClockView | None = None,
             on_progress: ProgressFn | None = None, stop: threading.Event | None = None) -> int:
@@ -229,17 +251,46 @@ class SearchingAgent(KeywordChecked):
         knowledge = model.game.knowledge
         return knowledge if knowledge is not None and knowledge.solve is not None else None
 
+    @property
+    def solver_share(self) -> float:
+        """The share of a move's time the exact solver may take (it is tried only when its
+        estimated cost fits, and gives up early on a position much harder than estimated):
+        all but what the engine's search keeps (``search_keeps``)."""
+        return 1.0 - self.search_keeps
+
     def _solver_budget(self, deadlines: SearchDeadlines | None) -> float | None:
-        """Seconds the exact solver may take: :data:`SOLVER_SHARE` of the move's time (the
+        """Seconds the exact solver may take: :attr:`solver_share` of the move's time (the
         time to the clock's maximum, or ``time_limit``); None: the solver's own budget."""
         if deadlines is not None:
-            return max(0.0, deadlines.maximum - monotonic()) * SOLVER_SHARE
-        return None if self.time_limit is None else self.time_limit * SOLVER_SHARE
+            return max(0.0, deadlines.maximum - monotonic()) * self.solver_share
+        return None if self.time_limit is None else self.time_limit * self.solver_share
 
     def _finish(self, model: EnvModel, result: SearchResult) -> SearchResult:
         self.last_search = result
         self.last_analysis = analysis_of(model, result, final=True)
         return result
+
+
+def _move_rules(model: EnvModel) -> Any:
+    """The game's rules of play around a search (its knowledge's ``move_rules``), or None."""
+    knowledge = model.game.knowledge if isinstance(model, GameModel) else None
+    return getattr(knowledge, "move_rules", None)
+
+
+def _ruled_result(action: int, seconds: float) -> SearchResult:
+    """A move the game's rules of play chose before any search (no value: none was run)."""
+    return SearchResult(action, float("nan"), EXACT, False, None, 0, 0, seconds, [action],
+                        "rule")
+
+
+def _obeying(rules: Any, game: Any, root: Any, result: SearchResult) -> SearchResult:
+    """``result`` with the move the game's rules of play choose after the search (its
+    principal variation the searched line of that move, where there is one)."""
+    action = int(rules.after_search(game, root, result.action, result.visits))
+    if action == result.action:
+        return result
+    line = (result.lines or {}).get(action, [action])
+    return result._replace(action=action, pv=list(line))
 
 
 def _forced_result(model: EnvModel, root: Any) -> SearchResult:
@@ -290,11 +341,12 @@ def analysis_of(model: Any, result: SearchResult, final: bool) -> Analysis:
 
 def _root_moves(result: SearchResult, lines: dict[int, list[int]], text: Any, line: Any,
                 ) -> tuple[MoveStat, ...]:
-    """Every root move with a visit or a prior, most visited first."""
+    """Every root move with a visit or a prior: the move played first (a game's rules of play
+    may choose another than the most visited), then the most visited."""
     visits, q, prior = result.visits, result.q, result.prior
     assert visits is not None and q is not None and prior is not None
-    listed = np.flatnonzero((visits > 0) | (prior > 0))
-    order = sorted(listed, key=lambda a: (-visits[a], -prior[a]))
+    listed = set(np.flatnonzero((visits > 0) | (prior > 0)).tolist()) | {result.action}
+    order = sorted(listed, key=lambda a: (a != result.action, -visits[a], -prior[a]))
     return tuple(
         MoveStat(int(a), text(int(a)), int(visits[a]),
                  None if np.isnan(q[a]) else float(q[a]), float(prior[a]),

@@ -30,7 +30,7 @@ from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, CheckpointError, InvalidOptionError, excerpt
 from boardzoo.files import atomic_write_bytes
-from boardzoo.torch_files import error_reason, safe_torch_load, torch_bytes
+from boardzoo.torch_files import error_reason, safe_torch_load, torch_bytes, unfit_tensor
 
 __all__ = [
     "BoardCNN",
@@ -69,7 +69,8 @@ class BoardCNN(BaseFeaturesExtractor):
 def policy_kwargs(features: str = "flatten", net_arch=(64, 64), features_dim: int = 128) -> dict:
     """SB3 ``policy_kwargs`` for a boardzoo policy (the fields a checkpoint stores)."""
     if features not in _FEATURES:
-        raise InvalidOptionError(f"features={features!r} is not allowed; use one of {_FEATURES}")
+        raise InvalidOptionError(
+            f"features={excerpt(features)} is not allowed; use one of {_FEATURES}")
     kwargs: dict[str, Any] = {"net_arch": list(net_arch)}
     if features == "board_cnn":
         kwargs["features_extractor_class"] = BoardCNN
@@ -139,12 +140,15 @@ def load_policy(checkpoint: str | os.PathLike) -> tuple[Any, dict]:
             lambda _: 0.0,
             **policy_kwargs(record["features"], record["net_arch"], record["features_dim"]),
         )
-        policy.load_state_dict(record["state_dict"])
+        policy.load_state_dict(record["state_dict"])  # checks names and shapes, casts dtypes
+        unfit = unfit_tensor(record["state_dict"], policy.state_dict())
     except (KeyError, TypeError, ValueError, RuntimeError, BoardzooError) as err:
         raise CheckpointError(
             f"file {str(path)!r} is a malformed boardzoo PPO checkpoint (fields or weights): "
             f"{error_reason(err)}"
         ) from None
+    if unfit is not None:
+        raise CheckpointError(f"file {str(path)!r} has unusable weights: {unfit}")
     policy.set_training_mode(False)
     return policy, {k: v for k, v in record.items() if k != "state_dict"}
 

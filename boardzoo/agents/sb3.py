@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from boardzoo.envs.core import Game
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.options import KeywordChecked
 from boardzoo.wrappers.model import boardzoo_env
 
@@ -26,7 +26,8 @@ class SB3Agent(KeywordChecked):
 
     def __init__(self, model: Any, deterministic: bool = True):
         if not hasattr(model, "predict"):
-            raise InvalidOptionError(f"SB3Agent needs a stable-baselines3 model, got {model!r}")
+            raise InvalidOptionError(
+                f"SB3Agent needs a stable-baselines3 model, got {excerpt(model)}")
         self.model = model
         self.deterministic = deterministic
         self.illegal_choices = 0

@@ -7,6 +7,11 @@ one torch thread per process, an untrained network: speed does not depend on the
 * self-play on 2 cores (two processes, 32 games in lockstep each, playout-cap randomisation
   off, 100 simulations per move), against one process playing one game at a time (batch 1).
 
+Both run the network on the default runtime (ONNX Runtime where installed). Two rows compare
+the runtimes, ONNX Runtime against torch eager, one thread each, in one run: the search
+above with the shipped Connect Four network (simulations per CPU-second, and whether both
+chose the same move), and one self-play process of 32 games.
+
 On Othello, the shipped 6x6 network's batch of 16 leaves as loaded (its subnormal weights
 zeroed, :func:`~boardzoo.agents.alphazero.network.zero_subnormals`) against the same
 weights as saved (subnormals kept): the one case where the weights do set the speed.
@@ -36,41 +41,52 @@ SELFPLAY: dict[str, Any] = dict(minutes=None, iterations=1, simulations=100, ful
                                  temperature_moves=8, dirichlet_epsilon=0.25)
 
 
-def _net():
+def _net(shipped: bool = False):
+    """The game and the network: untrained, or with ``shipped`` the shipped Connect Four
+    network (the same size)."""
     import torch
 
     from boardzoo.agents.alphazero import AlphaZeroNet, NetworkConfig
+    from boardzoo.agents.alphazero.checkpoint import load_checkpoint, resolve_checkpoint
     from boardzoo.envs import make_game
 
     torch.set_num_threads(1)
+    if shipped:
+        checkpoint = load_checkpoint(resolve_checkpoint(GAME))
+        return checkpoint.game, checkpoint.net
     torch.manual_seed(0)
     game = make_game(GAME)
     return game, AlphaZeroNet.for_game(game, NetworkConfig(blocks=4, channels=64)).eval()
 
 
-def search_run(batch_size: int) -> Callable[[], tuple[float, ...]]:
-    """One fresh 800-simulation search per call (cache cleared; warmed up once here):
-    simulations/s, evaluations/s, leaves per call, the network's share, cache hit rate."""
+def search_run(batch_size: int, inference: str = "auto", shipped: bool = False,
+               clock: Callable[[], float] = time.perf_counter,
+               ) -> Callable[[], tuple[float, ...]]:
+    """One fresh 800-simulation search per call from the start (cache cleared; warmed up once
+    here): simulations/s (per second of ``clock``: wall time, or ``time.process_time`` for
+    CPU seconds), evaluations/s, leaves per call, the network's share of the wall time, cache
+    hit rate, and the move chosen."""
     from boardzoo.agents.alphazero import AlphaZeroAgent
     from boardzoo.envs import make_env
 
-    game, net = _net()
+    game, net = _net(shipped)
     env = make_env(GAME)
     env.reset()
     agent = AlphaZeroAgent(net, game, simulations=SEARCH_SIMULATIONS, batch_size=batch_size,
-                           reuse_tree=False, seed=0)
+                           reuse_tree=False, inference=inference, seed=0)
     agent.search(env)
 
     def once() -> tuple[float, ...]:
         agent.clear_cache()
         before = dataclasses.replace(agent.statistics)
-        start = time.perf_counter()
+        start, wall_start = clock(), time.perf_counter()
         result = agent.search(env)
-        seconds = time.perf_counter() - start
+        seconds, wall = clock() - start, time.perf_counter() - wall_start
         stats = agent.statistics.since(before)
         return (result.nodes / seconds, stats.evaluations / seconds,
-                stats.evaluations / max(stats.calls, 1), stats.network_seconds / seconds,
-                stats.cache_hits / max(stats.cache_hits + stats.evaluations, 1))
+                stats.evaluations / max(stats.calls, 1), stats.network_seconds / wall,
+                stats.cache_hits / max(stats.cache_hits + stats.evaluations, 1),
+                result.action)
 
     return once
 
@@ -80,14 +96,17 @@ def _medians(runs: list[tuple[float, ...]]) -> dict[str, float]:
                     (statistics.median(r[k] for r in runs) for k in range(5)), strict=True))
 
 
-def _selfplay_worker(seed: int, parallel: int, games: int) -> tuple[int, int, float, float]:
+def _selfplay_worker(seed: int, parallel: int, games: int, inference: str = "auto",
+                     ) -> tuple[int, int, float, float]:
     from boardzoo.training import TrainConfig
-    from boardzoo.training.selfplay import GameTask, play_games, selfplay_agent
+    from boardzoo.training.agents import training_agent
+    from boardzoo.training.selfplay import GameTask, play_games
 
     game, net = _net()
-    config = TrainConfig(**SELFPLAY, parallel_games=parallel)
-    play_games(selfplay_agent(net, game, config), config, [GameTask("warm", seed)])  # compile
-    agent = selfplay_agent(net, game, config)
+    config = TrainConfig(**SELFPLAY, parallel_games=parallel, inference=inference)
+    warm = training_agent(net, game, config, config.seed, self_play=True)
+    play_games(warm, config, [GameTask("warm", seed)])  # compile
+    agent = training_agent(net, game, config, config.seed, self_play=True)
     tasks = [GameTask(f"{seed}-{k}", seed * 1000 + k) for k in range(games)]
     start = time.perf_counter()
     play_games(agent, config, tasks)
@@ -96,11 +115,12 @@ def _selfplay_worker(seed: int, parallel: int, games: int) -> tuple[int, int, fl
     return stats.simulations, stats.evaluations, seconds, stats.network_seconds
 
 
-def selfplay_rate(processes: int, parallel: int, games: int) -> tuple[float, float, float]:
+def selfplay_rate(processes: int, parallel: int, games: int, inference: str = "auto",
+                  ) -> tuple[float, float, float]:
     """(simulations/s, network evaluations/s, network share) over ``processes`` processes."""
     with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
         results = list(pool.map(_selfplay_worker, range(processes), [parallel] * processes,
-                                [games] * processes))
+                                [games] * processes, [inference] * processes))
     wall = max(r[2] for r in results)
     sims, evals = sum(r[0] for r in results), sum(r[1] for r in results)
     return sims / wall, evals / wall, sum(r[3] for r in results) / sum(r[2] for r in results)
@@ -141,6 +161,39 @@ def bench_selfplay(game: str, settings: Settings) -> list[Row]:
         "1 process, 1 game at a time", None,
         f"target >= 3,000 sims/s; {sp_evals:,.0f} evals/s, 32 games per batch, "
         f"network {sp_share:.0%} of the time")]
+
+
+def bench_inference(game: str, settings: Settings) -> list[Row]:
+    """ONNX Runtime against torch eager, one thread each: one search with the shipped
+    network in turn, and one self-play process of 32 games each."""
+    try:
+        import onnxruntime  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        return []
+    onnx_search = search_run(16, "onnxruntime", shipped=True, clock=time.process_time)
+    torch_search = search_run(16, "torch", shipped=True, clock=time.process_time)
+    onnx_runs, torch_runs = [], []
+    for _ in range(settings.repeats):
+        onnx_runs.append(onnx_search())
+        torch_runs.append(torch_search())
+    m = paired([r[0] for r in onnx_runs], [r[0] for r in torch_runs])
+    moves = {int(r[5]) for r in onnx_runs + torch_runs}
+    same = f"the same move ({moves.pop()})" if len(moves) == 1 else f"moves {sorted(moves)}"
+    onnx_share = _medians(onnx_runs)["network_share"]
+    torch_share = _medians(torch_runs)["network_share"]
+    onnx_play, _, onnx_play_share = selfplay_rate(1, 32, 32, "onnxruntime")
+    torch_play, _, torch_play_share = selfplay_rate(1, 32, 32, "torch")
+    return [
+        Row("connect_four", "AlphaZero act, 800 sims, ONNX Runtime", "sims/CPU-s", m.ours,
+            m.theirs, "same search, torch eager", None,
+            f"target >= 1.3x; shipped network, 16 leaves a call, 1 thread; {same}; network "
+            f"{onnx_share:.0%} of the time ({torch_share:.0%} under torch)", spread=m.spread),
+        Row("connect_four", "AlphaZero self-play, ONNX Runtime", "sims/s", onnx_play,
+            torch_play, "same self-play, torch eager", None,
+            f"1 process, 32 games a batch, 100 sims a move; network {onnx_play_share:.0%} of "
+            f"the time ({torch_play_share:.0%} under torch)"),
+    ]
 
 
 def bench_subnormal_weights(game: str, settings: Settings) -> list[Row]:
@@ -187,5 +240,6 @@ def bench_subnormal_weights(game: str, settings: Settings) -> list[Row]:
 BENCHMARKS = [
     Benchmark(bench_alphazero_search, "AlphaZero search", (GAME,), in_quick=False),
     Benchmark(bench_selfplay, "AlphaZero self-play processes", (GAME,), in_quick=False),
+    Benchmark(bench_inference, "AlphaZero on ONNX Runtime", (GAME,), in_quick=False),
     Benchmark(bench_subnormal_weights, "AlphaZero 6x6 network", ("othello",)),
 ]

@@ -1,5 +1,6 @@
 """``boardzoo bench``: run the benchmarks with a progress line, print each row as it is
-measured and the table at the end, optionally save JSON."""
+measured, the table at the end and a warning for each row that fell more than 10% below the
+last release's ratio (:mod:`boardzoo.bench.guard`), optionally save JSON."""
 
 from __future__ import annotations
 
@@ -13,8 +14,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardzoo.bench import alphazero, batched, envs, labels, mcts, rl, startup, two_player
+from boardzoo.bench import (
+    alphazero,
+    batched,
+    classic,
+    envs,
+    labels,
+    mcts,
+    rl,
+    startup,
+    two_player,
+)
 from boardzoo.bench.common import EVERY_GAME, FULL, QUICK, Benchmark, Row, Settings
+from boardzoo.bench.guard import regressions, release_ratios
 from boardzoo.errors import InvalidOptionError, UnknownGameError
 from boardzoo.files import atomic_write_text
 
@@ -24,6 +36,7 @@ SUITES: dict[str, list[Benchmark]] = {
     "mcts": mcts.BENCHMARKS,
     "alphazero": alphazero.BENCHMARKS, "labels": labels.BENCHMARKS,
     "batched": batched.BENCHMARKS, "startup": startup.BENCHMARKS,
+    "classic": classic.BENCHMARKS,
 }
 
 
@@ -158,6 +171,8 @@ def main(game: str | None = None, quick: bool = False, repeats: int | None = Non
     if left_out:
         caption += f"; left out by --quick: {'; '.join(left_out)}"
     print_table(rows, console, caption)
+    for warning in regressions(rows, release_ratios()):
+        console.print(warning, style="bold yellow", markup=False)
     for failure in failures:
         console.print(failure, style="red", markup=False)
     if out:

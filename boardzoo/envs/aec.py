@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import warnings
 import weakref
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -18,7 +19,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from boardzoo.envs.core import OUTCOME, TO_PLAY, Game, outcome_returns
+from boardzoo.envs.core import OUTCOME, P0_WINS, P1_WINS, PLY, TO_PLAY, Game, outcome_returns
 from boardzoo.envs.drawing import BoardPicture, draw_board
 from boardzoo.envs.render import HumanWindow, render_ansi
 from boardzoo.errors import (
@@ -44,7 +45,6 @@ __all__ = [
 ]
 
 AGENTS = ("player_0", "player_1")
-_SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
 _RENDER_MODES = ("human", "ansi", "rgb_array")
 #: what an illegal action does: "terminate" (PettingZoo classic's convention: the game ends,
 #: the mover gets -1 and the other seat 0), "lose" (the same, zero-sum: the other seat +1),
@@ -131,6 +131,13 @@ class BoardGameEnv(AECEnv):
     ``picture()`` gives that drawing as SVG text or an image.
     """
 
+    #: the two agents, the first to move first; a subclass may name them otherwise (the
+    #: pettingzoo.classic drop-ins use PettingZoo's names)
+    agent_names: tuple[str, str] = AGENTS
+    #: a reward of nothing: rewards start at it and the mover's cumulative reward is reset
+    #: to it when it moves (its type is the one ``last()`` reports before the end)
+    no_reward: Any = 0
+
     metadata = {
         "render_modes": list(_RENDER_MODES),
         "render_fps": 2,
@@ -150,19 +157,41 @@ class BoardGameEnv(AECEnv):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.metadata = {**self.metadata, "name": f"{game.name}_v0"}
-        self.possible_agents = list(AGENTS)
+        agents = self.agent_names
+        self.possible_agents = list(agents)
         planes = spaces.Box(0.0, 1.0, shape=game.planes_shape, dtype=np.float32)
         mask = spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8)
         self.observation_spaces = {
-            a: spaces.Dict({"observation": planes, "action_mask": mask}) for a in AGENTS
+            a: spaces.Dict({"observation": planes, "action_mask": mask}) for a in agents
         }
-        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in agents}
         self._window: HumanWindow | None = None
         self._state = game.initial_state()
         self._mask: np.ndarray | None = None
         self._last_move: tuple[np.ndarray, int] | None = None
         self._reset_bookkeeping()
         self._started = False  # step() needs a reset() or restore_state() first, as in PettingZoo
+
+    def __repr__(self) -> str:
+        """What a notebook or a debugger shows: the game with its options, then where the
+        game stands, e.g. ``<connect_four_v0 env: ConnectFour(rows=6, columns=7), ply 3,
+        position '445', player_1 to play>``."""
+        shell = "" if self.illegal_action == "terminate" else (
+            f", illegal_action={self.illegal_action!r}")
+        return f"<{self.metadata['name']} env: {self.game!r}{shell}, {self._standing()}>"
+
+    def _standing(self) -> str:
+        """Where the game stands, in words, with the position in the game's notation."""
+        if not self._started:
+            return "not started: call reset()"
+        where = f"ply {int(self._state[PLY])}, position {excerpt(self.position())}"
+        if self.agents and not any(self.terminations.values()):
+            return f"{where}, {self.agent_selection} to play"
+        outcome = int(self._state[OUTCOME])
+        if not outcome:
+            return f"{where}, game over by an illegal move"
+        winner = {P0_WINS: "player_0 won", P1_WINS: "player_1 won"}.get(outcome, "a draw")
+        return f"{where}, game over: {winner}"
 
     # --------------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:
@@ -176,7 +205,7 @@ class BoardGameEnv(AECEnv):
         actions or move strings) or ``options["position"]`` (the game's text notation)."""
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-            for offset, agent in enumerate(AGENTS):
+            for offset, agent in enumerate(self.agent_names):
                 self.action_spaces[agent].seed(seed + offset)
         self._state, self._last_move = self._start_state(options or {})
         self._mask = None
@@ -196,11 +225,11 @@ class BoardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise GameOverError(
-                    f"the game is over; {agent} may only step(None) to leave, got {action!r}"
+                    f"the game is over; {agent} may only step(None) to leave, got {excerpt(action)}"
                 )
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0
+        self._cumulative_rewards[agent] = self.no_reward
         legal = self._legal()
         if type(action) is int and 0 <= action < legal.shape[0] and legal[action]:
             self._play(action)  # the fast path: a legal Python int needs no more checks
@@ -217,7 +246,7 @@ class BoardGameEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        planes = self.game.observe(self._state, _SEAT[agent])
+        planes = self.game.observe(self._state, self.agent_names.index(agent))
         # while the game runs, agent_selection is the seat to move (state[TO_PLAY])
         if agent == self.agent_selection and not self.terminations[agent]:
             mask = self._legal().astype(np.int8)
@@ -297,7 +326,7 @@ class BoardGameEnv(AECEnv):
             except InvalidPositionError as err:
                 raise IncompatibleSnapshotError(f"snapshot state rejected: {err}") from None
             state = _sealed(state, key)  # whoever holds the array cannot change it under us
-        _check_bookkeeping(snapshot)
+        _check_bookkeeping(snapshot, self.agent_names)
         self._last_move = _checked_last_move(self.game, snapshot.last_move, state)
         self._state = state
         self._mask = None
@@ -350,6 +379,11 @@ class BoardGameEnv(AECEnv):
         self, options: dict[str, Any]
     ) -> tuple[np.ndarray, tuple[np.ndarray, int] | None]:
         """The state ``reset`` starts from, and its last move when the options give it."""
+        if not isinstance(options, Mapping):
+            raise InvalidOptionError(
+                f"reset options must be a dict such as {{'moves': [...]}} or {{'position': "
+                f"'...'}}, got {excerpt(options)} of type {type(options).__name__}"
+            )
         unknown = set(options) - {"moves", "position"}
         if unknown:  # Gymnasium's convention is to tolerate them, so warn rather than raise
             warnings.warn(
@@ -383,14 +417,15 @@ class BoardGameEnv(AECEnv):
         return before, action
 
     def _reset_bookkeeping(self) -> None:
-        self.agents = list(AGENTS)
+        agents = self.agent_names
+        self.agents = list(agents)
         self._skip_agent_selection = None
-        self.rewards = {a: 0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[int(self._state[TO_PLAY])]
+        self.rewards = dict.fromkeys(agents, self.no_reward)
+        self._cumulative_rewards = dict.fromkeys(agents, self.no_reward)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
+        self.agent_selection = agents[int(self._state[TO_PLAY])]
         if self._state[OUTCOME]:
             self._finish(outcome_returns(int(self._state[OUTCOME])))
             self._cumulative_rewards = dict(self.rewards)
@@ -407,27 +442,29 @@ class BoardGameEnv(AECEnv):
     def _after_move(self) -> None:
         if self._state[OUTCOME]:
             self._finish(outcome_returns(int(self._state[OUTCOME])))
-        self.agent_selection = AGENTS[int(self._state[TO_PLAY])]
+        self.agent_selection = self.agent_names[int(self._state[TO_PLAY])]
 
     def _forfeit(self, agent: str, action: Any, err: IllegalActionError) -> None:
         """illegal_action "terminate" or "lose": the game ends, the mover gets -1."""
-        seat = _SEAT[agent]
+        seat = self.agent_names.index(agent)
         returns = forfeit_returns(seat, self.illegal_action)
         if self.illegal_action == "terminate":
             warnings.warn(
-                f"{agent} played the illegal action {action!r}: {err}. The game ends with -1 "
-                f"for {agent} and 0 for {AGENTS[1 - seat]} (illegal_action='terminate'; mask "
-                "actions with obs['action_mask'])",
+                f"{agent} played the illegal action {excerpt(action)}: {err}. The game ends with "
+                f"-1 for {agent} and 0 for {self.agent_names[1 - seat]} "
+                "(illegal_action='terminate'; mask actions with obs['action_mask'])",
                 IllegalActionWarning,
                 stacklevel=3,
             )
         self._finish(returns)
         self.infos[agent] = {"illegal_action": True}
-        self.agent_selection = AGENTS[1 - seat]
+        self.agent_selection = self.agent_names[1 - seat]
 
     def _finish(self, returns: np.ndarray) -> None:
-        self.rewards = {"player_0": float(returns[0]), "player_1": float(returns[1])}
-        self.terminations = {a: True for a in AGENTS}
+        """The game is over with ``returns`` per seat (float rewards)."""
+        first, second = self.agent_names
+        self.rewards = {first: float(returns[0]), second: float(returns[1])}
+        self.terminations = {first: True, second: True}
 
 
 def snapshot_of(game: Game, state: np.ndarray) -> EnvSnapshot:
@@ -463,28 +500,25 @@ def _sealed(state: np.ndarray, key: tuple) -> np.ndarray:
 
 
 def _is_sealed(state: Any, key: tuple) -> bool:
-    """Whether ``state`` is itself an array :func:`_sealed` made in this process for ``key``."""
-    return _SEALED_STATES.get((id(state), key)) is state
+    """Whether ``state`` is itself an array :func:`_sealed` made in this process for ``key``
+    (None never is: the table's answer for an unknown id is None too)."""
+    return state is not None and _SEALED_STATES.get((id(state), key)) is state
 
 
-_NO_REWARDS = dict.fromkeys(AGENTS, 0)
-_NOT_DONE = dict.fromkeys(AGENTS, False)
-
-
-def _is_game_in_progress(snapshot: EnvSnapshot) -> bool:
+def _is_game_in_progress(snapshot: EnvSnapshot, agents: tuple[str, str]) -> bool:
     """Whether a snapshot's bookkeeping is exactly that of a game still running (both agents
     in, no rewards yet, the side to move of its validated state selected): most snapshots,
     recognised in a few comparisons before the full check of :func:`_check_bookkeeping`."""
     state = snapshot.state
     return (
-        snapshot.agents == AGENTS
+        snapshot.agents == agents
         and snapshot.skip_agent_selection is None
         and not state[OUTCOME]
-        and snapshot.agent_selection == AGENTS[int(state[TO_PLAY])]
-        and snapshot.rewards == _NO_REWARDS
-        and snapshot.cumulative_rewards == _NO_REWARDS
-        and snapshot.terminations == _NOT_DONE
-        and snapshot.truncations == _NOT_DONE
+        and snapshot.agent_selection == agents[int(state[TO_PLAY])]
+        and snapshot.rewards == dict.fromkeys(agents, 0)
+        and snapshot.cumulative_rewards == snapshot.rewards
+        and snapshot.terminations == dict.fromkeys(agents, False)
+        and snapshot.truncations == snapshot.terminations
     )
 
 
@@ -512,11 +546,11 @@ def _checked_last_move(
     return _sealed(before, game.key), index
 
 
-def _check_bookkeeping(snapshot: EnvSnapshot) -> None:
+def _check_bookkeeping(snapshot: EnvSnapshot, names: tuple[str, str]) -> None:
     """IncompatibleSnapshotError unless the PettingZoo bookkeeping of a snapshot is of the
     shape ``clone_state`` writes and agrees with its (validated) state: known agents, the
     side to move selected while the game runs, every agent terminated once it is over."""
-    if _is_game_in_progress(snapshot):
+    if _is_game_in_progress(snapshot, names):
         return
     agents = snapshot.agents
     dicts = (
@@ -526,13 +560,13 @@ def _check_bookkeeping(snapshot: EnvSnapshot) -> None:
         snapshot.truncations,
     )
     problem = None
-    if not isinstance(agents, tuple) or list(agents) != [a for a in AGENTS if a in agents]:
-        problem = f"agents {agents!r} are not in {AGENTS}"
-    elif snapshot.agent_selection not in AGENTS or snapshot.skip_agent_selection not in (
+    if not isinstance(agents, tuple) or list(agents) != [a for a in names if a in agents]:
+        problem = f"agents {agents!r} are not in {names}"
+    elif snapshot.agent_selection not in names or snapshot.skip_agent_selection not in (
         None,
-        *AGENTS,
+        *names,
     ):
-        problem = f"agent_selection {snapshot.agent_selection!r} is not one of {AGENTS}"
+        problem = f"agent_selection {snapshot.agent_selection!r} is not one of {names}"
     elif not all(isinstance(d, dict) and set(d) == set(agents) for d in dicts):
         problem = f"its rewards/terminations/truncations are not keyed by the agents {agents}"
     elif not all(
@@ -546,7 +580,7 @@ def _check_bookkeeping(snapshot: EnvSnapshot) -> None:
     elif (
         agents
         and not any(snapshot.terminations.values())
-        and (snapshot.agent_selection != AGENTS[int(snapshot.state[TO_PLAY])])
+        and (snapshot.agent_selection != names[int(snapshot.state[TO_PLAY])])
     ):
         problem = f"{snapshot.agent_selection} is selected but the state has the other seat to move"
     if problem:

@@ -44,6 +44,13 @@ Position text      FEN, e.g. the start "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQK
                    stand on their squares (as python-chess writes them). The halfmove clock
                    and fullmove number default to 0 and 1.
 Coordinates        files a-h from the left, ranks 8-1 from the top
+Speed              perft(5) from the start (4,865,609 leaves) in about 0.04 CPU-s; the
+                   AEC random loop about 47x PettingZoo's ``chess_v6`` (``boardzoo bench
+                   chess``)
+Strength           ``AlphaBetaAgent(time_limit=0.5)`` against Stockfish 15.1 with
+                   ``UCI_LimitStrength``, 0.5 s a move, 20 paired games a level:
+                   ``UCI_Elo`` 1350 97.5% [80, 99.7], 1500 87.5% [67, 96], 1750 80% [58,
+                   92], 2000 7.5% [2, 27] (95% intervals; ``benchmarks/chess_ladder.py``)
 Version history    v0: first release
 =================  =============================================================
 
@@ -67,7 +74,16 @@ import numpy as np
 
 from boardzoo.envs import chess_moves as cm
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY, TO_PLAY, Game, Kernels
+from boardzoo.envs.core import (
+    DRAW,
+    ONGOING,
+    OUTCOME,
+    PLY,
+    TO_PLAY,
+    DeclaredKnowledge,
+    Game,
+    Kernels,
+)
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.options import strict_keywords
 
@@ -382,6 +398,7 @@ class Chess(Game):
     kernels = Kernels(legal_mask=cm.legal_mask_kernel, apply=cm.apply_kernel,
                       playout=cm.playout_kernel, playout_trace=cm.playout_trace_kernel,
                       observe=cm.observe_kernel)
+    knowledge = DeclaredKnowledge("boardzoo.knowledge.chess:KNOWLEDGE")
     piece_symbols = (".", "W", "B")
     lettered_pieces = True
     board_rgb = (181, 136, 99)

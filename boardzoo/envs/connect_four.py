@@ -49,7 +49,7 @@ from boardzoo.envs.core import (
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import strict_keywords
+from boardzoo.options import parse_int, strict_keywords
 from boardzoo.rng import below
 
 __all__ = [
@@ -337,9 +337,9 @@ class ConnectFour(Game):
         return str(action + 1)
 
     def str_to_action(self, text: str) -> int:
-        move = text.strip()
-        if move.isdigit() and move.isascii() and 1 <= int(move) <= self.columns:
-            return int(move) - 1
+        column = parse_int(text, max_digits=3)
+        if column is not None and 1 <= column <= self.columns:
+            return column - 1
         raise IllegalActionError(
             f"{excerpt(text)} is not a connect_four move; use a column number 1..{self.columns} "
             "(1 = leftmost)"
@@ -360,7 +360,7 @@ class ConnectFour(Game):
                     f"connect_four position {excerpt(text)} is unreachable: move {ply + 1} is "
                     f"played after player_{int(state[OUTCOME]) - 1} connected four at move {ply}"
                 )
-            if (state[MASK] & _top_cell(column, self.rows)) != _ZERO:
+            if (state[MASK] & np.uint64(_top_cell(column, self.rows))) != _ZERO:
                 raise InvalidPositionError(
                     f"connect_four position {excerpt(text)} is unreachable: move {ply + 1} "
                     f"plays in column {column + 1}, which is already full"
@@ -380,10 +380,9 @@ class ConnectFour(Game):
         tokens = body.split(",") if self.columns > 9 else list(body)
         for token in tokens:
             if not (
-                token.isascii()
-                and token.isdigit()
-                and token == str(int(token))
-                and 1 <= int(token) <= self.columns
+                (column := parse_int(token, max_digits=3)) is not None
+                and token == str(column)
+                and 1 <= column <= self.columns
             ):
                 raise InvalidPositionError(
                     f"connect_four position {excerpt(text)} is malformed at {excerpt(token)}: "

@@ -119,6 +119,8 @@ class Game(abc.ABC):
     knowledge: ClassVar[Any] = None
     #: renders draw pieces on the grid lines' crossings (Go, Gomoku) instead of in cells
     pieces_on_intersections: ClassVar[bool] = False
+    #: what players call the two seats, player_0's first (Go: Black, White)
+    seat_names: ClassVar[tuple[str, str]] = ("player_0", "player_1")
     #: characters for an empty cell and the pieces of player_0 and player_1 (ansi render)
     piece_symbols: ClassVar[tuple[str, str, str]] = (".", "X", "O")
     #: renders write each piece's letter (:meth:`symbols`) on its disc (chess)

@@ -115,7 +115,7 @@ from boardzoo.envs.go_board import (
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import strict_keywords
+from boardzoo.options import parse_int, strict_keywords
 
 __all__ = [
     "Go",
@@ -257,6 +257,7 @@ class Go(Game):
     kernels = Kernels(legal_mask=legal_mask_kernel, apply=apply_kernel, playout=playout_kernel,
                       playout_trace=playout_trace_kernel, observe=observe_kernel)
     pieces_on_intersections = True
+    seat_names = ("Black", "White")
     pass_action: int  #: N*N, set with the board's size
     position_format = (
         "SGF text, e.g. (;GM[1]FF[4]SZ[9]KM[7.5]AB[cc]AW[gg]PL[B];B[ee];W[]): SZ, KM, "
@@ -307,6 +308,17 @@ class Go(Game):
             grid[STONE, (a // n + 1) * (n + 1) + a % n + 1] = EMPTY
         return state
 
+    def board_position(self, cells: np.ndarray, to_play: int) -> np.ndarray:
+        """A fresh game whose setup stones are ``cells`` (``[N*N]`` in action order: 0 empty,
+        1 Black, 2 White) with ``to_play`` (0 Black, 1 White) to move: a board without its
+        history (the playouts that score a finished game start from one).
+        InvalidPositionError if some chain has no liberty."""
+        state = self._blank_state(int(to_play))
+        state[setup_start(state) : setup_start(state) + self.size**2] = cells
+        if not _start(state):
+            raise InvalidPositionError("the board is not a Go position: a chain has no liberty")
+        return state
+
     # ------------------------------------------------------------------- game hooks
     def initial_state(self) -> np.ndarray:
         return self._empty.copy()
@@ -332,8 +344,9 @@ class Go(Game):
         if move == "PASS":
             return n * n
         column, row = move[:1], move[1:]
-        if column and column in COLUMNS[:n] and row.isdigit() and 1 <= int(row) <= n:
-            return (n - int(row)) * n + COLUMNS.index(column)
+        number = parse_int(row, max_digits=2) if row == row.strip() else None
+        if column and column in COLUMNS[:n] and number is not None and 1 <= number <= n:
+            return (n - number) * n + COLUMNS.index(column)
         raise IllegalActionError(
             f"{excerpt(text)} is not a move on the {n}x{n} board: use a GTP vertex, column "
             f"{COLUMNS[0]}..{COLUMNS[n - 1]} (no I) then row 1..{n} from the bottom "
@@ -348,6 +361,24 @@ class Go(Game):
     def captures(self, state: np.ndarray) -> tuple[int, int]:
         """Stones captured so far by Black and by White."""
         return captures(state)
+
+    def recent_boards(self, state: np.ndarray, count: int) -> list[tuple[np.ndarray, int]]:
+        """The boards (as :meth:`cells`) after each of the last ``count`` moves of ``state``,
+        oldest first, with the colour that played each (1 Black, 2 White): replayed from the
+        state's own setup and move record, so a restored state has its history too."""
+        n = self.size
+        replay = self._blank_state(int(state[START_TO_PLAY]))
+        first = setup_start(state)
+        replay[first : first + n * n] = state[first : first + n * n]
+        _start(replay)
+        record = state[history_start(state) : history_start(state) + int(state[PLY])]
+        boards = []
+        for ply, entry in enumerate(record.tolist()):
+            replay[TO_PLAY] = entry % 2  # moves of a record need not alternate
+            self.kernels.apply(replay, entry // 2)
+            if ply >= len(record) - count:
+                boards.append((self.cells(replay), entry % 2 + 1))
+        return boards
 
     # -------------------------------------------------------------------- positions
     def position(self, state: np.ndarray) -> str:

@@ -49,7 +49,7 @@ from boardzoo.envs.core import (
 )
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import strict_keywords
+from boardzoo.options import parse_int, strict_keywords
 from boardzoo.rng import below
 
 __all__ = ["Gomoku", "env", "raw_env"]
@@ -248,9 +248,9 @@ class Gomoku(Game):
         move = text.strip().upper() if isinstance(text, str) else ""
         columns = COLUMNS[: self.size]
         digits = move[1:]
-        if move[:1] and move[0] in columns and digits.isascii() and digits.isdigit():
-            if 1 <= int(digits) <= self.size:
-                return (self.size - int(digits)) * self.size + columns.index(move[0])
+        row = parse_int(digits, max_digits=2) if digits == digits.strip() else None
+        if move[:1] and move[0] in columns and row is not None and 1 <= row <= self.size:
+            return (self.size - row) * self.size + columns.index(move[0])
         raise IllegalActionError(
             f"{excerpt(text)} is not a move on the {self.size}x{self.size} gomoku board; use a "
             f"column letter {columns[0]}..{columns[-1]} (no I) and a row 1..{self.size} counted "

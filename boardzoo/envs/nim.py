@@ -39,7 +39,7 @@ from boardzoo.envs.core import (
     require,
 )
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import strict_keywords
+from boardzoo.options import parse_int, strict_keywords
 
 __all__ = ["Nim", "env", "raw_env"]
 
@@ -145,14 +145,17 @@ class Nim(Game):
 
     def check_state(self, state: np.ndarray) -> None:
         """Heaps, take limit, misère flag and result as the text round trip checks them; the
-        ply count (not in the text) at most the stones a start position can hold, since
-        every move takes at least one."""
+        ply count (not in the text) plus the stones left at most the stones a start position
+        can hold, since every move takes at least one: a state that passes has successors
+        that pass."""
         super().check_state(state)
         most = len(self.heaps) * max(self.heaps)
-        if int(state[PLY]) > most:
+        ply, left = int(state[PLY]), int(state[HEAPS:].sum())
+        if ply + left > most:
             raise InvalidPositionError(
-                f"ply={int(state[PLY])} is impossible: {len(self.heaps)} heap(s) of at most "
-                f"{max(self.heaps)} stones allow at most {most} moves"
+                f"ply={ply} is impossible with {left} stones left: {len(self.heaps)} heap(s) of "
+                f"at most {max(self.heaps)} stones allow at most {most - left} moves before "
+                "this position"
             )
 
     def _state_for(self, heaps: tuple[int, ...], seat: int) -> np.ndarray:
@@ -186,8 +189,8 @@ class Nim(Game):
         parts = text.strip().split(":")
         if len(parts) == 1 and len(self.heaps) == 1:
             parts = ["1", *parts]
-        if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
-            heap, take = int(parts[0]), int(parts[1])
+        heap, take = [parse_int(p, max_digits=9) for p in parts] if len(parts) == 2 else [0, 0]
+        if heap is not None and take is not None:
             if 1 <= heap <= len(self.heaps) and 1 <= take <= self.take_limit:
                 return (heap - 1) * self.take_limit + take - 1
         raise IllegalActionError(

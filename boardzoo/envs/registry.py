@@ -3,10 +3,11 @@ class known everywhere at once.
 
 One call puts the class in :data:`GAMES` (so ``make_env``, the arena, the CLI and the agents
 find it by name), in PettingZoo's registries as ``"boardzoo/<name>_v0"`` (AEC, and parallel
-through PettingZoo's turn-based conversion) and in Gymnasium's as ``"boardzoo/<Name>-v0"``
-(the single-agent view against an opponent, with the compiled vector env as its vector entry
-point). boardzoo's own games are registered this way in :mod:`boardzoo.envs`; a user's game
-does the same. Every registry gets lazy string entry points: nothing is built until an env is.
+through PettingZoo's turn-based conversion; PettingZoo has registries from 1.27 on) and in
+Gymnasium's as ``"boardzoo/<Name>-v0"`` (the single-agent view against an opponent, with the
+compiled vector env as its vector entry point). boardzoo's own games are registered this way
+in :mod:`boardzoo.envs`; a user's game does the same. Every registry gets lazy string entry
+points: nothing is built until an env is.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "GAMES",
     "GYM_ENTRY_POINT",
     "GYM_VECTOR_ENTRY_POINT",
+    "HAS_PETTINGZOO_REGISTRY",
     "compiled_parts",
     "game_class",
     "gym_id",
@@ -41,6 +43,8 @@ GYM_ENTRY_POINT = "boardzoo.rl.single:SingleAgentEnv"
 GYM_VECTOR_ENTRY_POINT = "boardzoo.rl.vector:BoardVectorEnv"
 PETTINGZOO_ENTRY_POINT = "boardzoo.envs:make_env"
 PETTINGZOO_PARALLEL_ENTRY_POINT = "boardzoo.rl.parallel:parallel_env"
+#: whether the installed PettingZoo has a registry (``pettingzoo.register``/``make``, 1.27 on)
+HAS_PETTINGZOO_REGISTRY = hasattr(pettingzoo, "register")
 _GYM_NAMES: dict[str, str] = {}
 _PARTS: dict[str, tuple[Any, Any]] = {}  # each game's compiled_parts when it was registered
 
@@ -70,15 +74,16 @@ def register_game(game_class: type[Game], gym_name: str | None = None) -> type[G
     GAMES[name] = game_class
     _GYM_NAMES[name] = gym_name
     _PARTS[name] = compiled_parts(game_class)
-    pettingzoo.register(
-        "aec", pettingzoo_id(name), entry_point=PETTINGZOO_ENTRY_POINT, kwargs={"name": name}
-    )
-    pettingzoo.register(
-        "parallel",
-        pettingzoo_id(name),
-        entry_point=PETTINGZOO_PARALLEL_ENTRY_POINT,
-        kwargs={"name": name},
-    )
+    if HAS_PETTINGZOO_REGISTRY:
+        pettingzoo.register(
+            "aec", pettingzoo_id(name), entry_point=PETTINGZOO_ENTRY_POINT, kwargs={"name": name}
+        )
+        pettingzoo.register(
+            "parallel",
+            pettingzoo_id(name),
+            entry_point=PETTINGZOO_PARALLEL_ENTRY_POINT,
+            kwargs={"name": name},
+        )
     gymnasium.register(
         gym_id(name),
         entry_point=GYM_ENTRY_POINT,
@@ -91,9 +96,11 @@ def register_game(game_class: type[Game], gym_name: str | None = None) -> type[G
 def unregister_game(name: str) -> None:
     """Remove a registered game from :data:`GAMES` and both registries (tests, notebooks)."""
     gymnasium.registry.pop(gym_id(name), None)  # gym_id: UnknownGameError for unknown names
-    # PettingZoo files "boardzoo/x_v0" under its normalised id ("boardzoo/x-v0")
-    pettingzoo.aec_registry.pop(pettingzoo.spec("aec", pettingzoo_id(name)).id, None)
-    pettingzoo.parallel_registry.pop(pettingzoo.spec("parallel", pettingzoo_id(name)).id, None)
+    if HAS_PETTINGZOO_REGISTRY:  # it files "boardzoo/x_v0" under "boardzoo/x-v0"
+        pettingzoo.aec_registry.pop(pettingzoo.spec("aec", pettingzoo_id(name)).id, None)
+        pettingzoo.parallel_registry.pop(
+            pettingzoo.spec("parallel", pettingzoo_id(name)).id, None
+        )
     del GAMES[name], _GYM_NAMES[name], _PARTS[name]
 
 

@@ -18,15 +18,15 @@ if TYPE_CHECKING:
 
 
 def status_line(game: Game, state: np.ndarray) -> str:
-    """ "player_0 (X) to move", "player_1 (O) wins" or "draw"."""
+    """ "player_0 (X) to move", "player_1 (O) wins" (Go: "Black (X) to move") or "draw"."""
     outcome = game.outcome(state)
     if outcome == ONGOING:
         seat = game.to_play(state)
-        return f"player_{seat} ({game.piece_symbols[seat + 1]}) to move"
+        return f"{game.seat_names[seat]} ({game.piece_symbols[seat + 1]}) to move"
     if outcome == DRAW:
         return "draw"
     seat = 0 if outcome == P0_WINS else 1
-    return f"player_{seat} ({game.piece_symbols[seat + 1]}) wins"
+    return f"{game.seat_names[seat]} ({game.piece_symbols[seat + 1]}) wins"
 
 
 def render_ansi(game: Game, state: np.ndarray) -> str:

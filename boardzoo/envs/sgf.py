@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from boardzoo.errors import InvalidPositionError, excerpt
+from boardzoo.options import parse_int
 
 __all__ = ["SgfRecord", "parse_sgf", "write_sgf", "point_to_sgf", "sgf_to_point"]
 
@@ -176,13 +177,15 @@ def _size(root: dict[str, list[str]]) -> int:
     text = _single(root, "SZ")
     if text is None:
         return 19
-    if not text.isdigit():
+    size = parse_int(text, max_digits=9)
+    if size is None:
         raise InvalidPositionError(
-            f"SGF SZ[{text}] is not supported: boardzoo needs one number (square boards)"
+            f"SGF SZ[{excerpt(text)}] is not supported: boardzoo needs one number (square "
+            "boards)"
         )
-    if not 1 <= int(text) <= _MAX_SIZE:
+    if not 1 <= size <= _MAX_SIZE:
         raise InvalidPositionError(f"SGF SZ[{text}] is out of range: sizes are 1..{_MAX_SIZE}")
-    return int(text)
+    return size
 
 
 def _komi(root: dict[str, list[str]]) -> float | None:

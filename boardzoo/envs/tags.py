@@ -23,15 +23,14 @@ Under ``NUMBA_DISABLE_JIT=1`` the accessors are plain Python calls of the same k
 from __future__ import annotations
 
 import itertools
-import sys
-import time
 from collections import namedtuple
 from collections.abc import Callable
 from typing import Any, cast
 
 from numba import njit
-from numba.core import event
 from numba.extending import overload
+
+from boardzoo import compile_progress
 
 __all__ = [
     "GameFunction",
@@ -138,8 +137,8 @@ class GameFunction:
     """A compiled function whose first argument is a game tag: called with a cacheable tag
     it runs the copy cached on disk, with any other the copy compiled in this process.
 
-    The first call with a tag whose code is not compiled yet says so on stderr (a search
-    takes seconds to a minute to compile), naming ``what`` it compiles.
+    The first call with a tag is a compile unit named ``what`` for the tag's game
+    (:mod:`boardzoo.compile_progress`): if it compiles, a line says so.
     """
 
     def __init__(self, py_func: Callable, what: str, **options: Any) -> None:
@@ -153,7 +152,7 @@ class GameFunction:
         dispatcher = self.cached if type(tag).cacheable else self.plain
         if type(tag) in self._called:
             return dispatcher(tag, *args)
-        with event.install_listener("numba:compile", _CompileNotice(dispatcher, self, tag)):
+        with compile_progress.unit(tag_game(tag).name, self.what):
             result = dispatcher(tag, *args)
         self._called.add(type(tag))
         return result
@@ -169,29 +168,6 @@ def game_function(what: str, **options: Any) -> Callable[[Callable], GameFunctio
     """Decorator: ``@game_function("the MCTS search", nogil=True)`` makes a
     :class:`GameFunction` (``options`` as for ``numba.njit``)."""
     return lambda py_func: GameFunction(py_func, what, **options)
-
-
-class _CompileNotice(event.Listener):
-    """Prints a line when ``dispatcher`` itself starts compiling, and one when it is done."""
-
-    def __init__(self, dispatcher: Any, function: GameFunction, tag: Any) -> None:
-        self.dispatcher, self.function, self.tag = dispatcher, function, tag
-        self.started = 0.0
-
-    def on_start(self, event: Any) -> None:
-        if event.data["dispatcher"] is not self.dispatcher:
-            return
-        self.started = time.perf_counter()
-        cached = type(self.tag).cacheable
-        once = ("once per installation: `boardzoo compile` does it ahead" if cached
-                else "once per process: not one of boardzoo's own games")
-        print(f"boardzoo: compiling {self.function.what} for {tag_game(self.tag).name} "
-              f"({once})...", file=sys.stderr, flush=True)
-
-    def on_end(self, event: Any) -> None:
-        if event.data["dispatcher"] is self.dispatcher and self.started:
-            print(f"boardzoo: compiled in {time.perf_counter() - self.started:.0f} s",
-                  file=sys.stderr, flush=True)
 
 
 # ----------------------------------------------------------------- the rules' kernels

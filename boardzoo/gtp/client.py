@@ -22,6 +22,8 @@ import threading
 from collections.abc import Sequence
 from typing import IO, cast
 
+from boardzoo.errors import excerpt
+
 __all__ = ["GtpEngine", "GtpError"]
 
 
@@ -30,7 +32,7 @@ class GtpError(RuntimeError):
     (``engine_exited``: it ended on its own, e.g. crashed, rather than answering)."""
 
     def __init__(self, command: str, message: str, engine_exited: bool = False):
-        super().__init__(f"GTP command {command!r} failed: {message}")
+        super().__init__(f"GTP command {excerpt(command)} failed: {message}")
         self.command = command
         self.message = message
         self.engine_exited = engine_exited
@@ -100,7 +102,8 @@ class GtpEngine:
             return text
         if status == "?":
             raise GtpError(command, text or "the engine reported an error")
-        raise GtpError(command, f"malformed reply {lines[0]!r} (expected '= ...' or '? ...')")
+        raise GtpError(command,
+                       f"malformed reply {excerpt(lines[0])} (expected '= ...' or '? ...')")
 
     def _next_line(self, command: str) -> str:
         try:

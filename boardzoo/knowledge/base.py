@@ -18,8 +18,8 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-__all__ = ["GameKnowledge", "Knowledge", "SearchDefaults", "Solution",
-           "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
+__all__ = ["GameKnowledge", "Knowledge", "MoveRules", "SearchDefaults",
+           "Solution", "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
            "solve_within_reach", "solver_horizon", "solver_speed"]
 
 #: an attempt is made while its estimated cost is at most this many times the budget (the
@@ -60,6 +60,20 @@ class SearchDefaults(NamedTuple):
         return {k: v for k, v in self._asdict().items() if v is not None and k != "evidence"}
 
 
+class MoveRules(Protocol):
+    """What a player of the game does whatever its search says (Go: pass when passing wins,
+    never fill an own eye), applied by every searching agent's move pipeline
+    (:mod:`boardzoo.agents.move`). ``state`` is the position to move in (not terminal)."""
+
+    def before_search(self, game: Any, state: np.ndarray) -> int | None:
+        """The move to play without searching, or None to search."""
+
+    def after_search(self, game: Any, state: np.ndarray, action: int,
+                     visits: np.ndarray | None) -> int:
+        """The move to play instead of the searched ``action`` (``visits``: the search's root
+        visits per action, None where it counts none), or ``action`` itself."""
+
+
 Kernel = Callable[..., Any]
 
 
@@ -93,6 +107,18 @@ class GameKnowledge(Protocol):
     * ``prior_kernel(state, mask, out, values)``: compiled move priors for a PUCT search
       (``out``: a distribution over the legal actions of ``mask``; ``values``: the moves'
       heuristic values, or zeros);
+    * alpha-beta's tactics (:mod:`boardzoo.agents.alphabeta`): ``tactical_kernel(state,
+      action) -> int``: > 0 for a legal move that changes the material (a capture, a
+      promotion), searched by the quiescence search and ordered before quiet moves by this
+      value (most valuable victim, least valuable attacker), 0 for a quiet move;
+      ``in_check_kernel(state) -> bool``: the side to move is in check (its node is extended
+      by a ply, never stands pat and is never reduced); ``null_move_kernel(state) -> bool``:
+      pass in place where passing is a safe test (False, the state unusable, where it is
+      not: zugzwang-prone positions), for null-move pruning; ``late_move_reductions``:
+      search late quiet moves a ply shallower first;
+    * ``move_rules``: :class:`MoveRules`, applied by every searching agent;
+    * ``result_text(game, state) -> str``: a finished game's result as its players write it
+      (Go: ``B+3.5``, the score with the dead stones removed), which the arena records;
     * ``search_defaults``: :class:`SearchDefaults`.
     """
 
@@ -125,6 +151,17 @@ class GameKnowledge(Protocol):
     @property
     def prior_kernel(self) -> Kernel | None: ...
     @property
+    def tactical_kernel(self) -> Kernel | None: ...
+    @property
+    def in_check_kernel(self) -> Kernel | None: ...
+    @property
+    def null_move_kernel(self) -> Kernel | None: ...
+    @property
+    def late_move_reductions(self) -> bool: ...
+    def move_rules(self) -> MoveRules | None: ...
+    @property
+    def result_text(self) -> Callable[[Any, np.ndarray], str] | None: ...
+    @property
     def search_defaults(self) -> SearchDefaults: ...
 
 
@@ -146,6 +183,12 @@ class Knowledge:
     playout_trace_kernel: Kernel | None = None
     playout_value_kernel: Kernel | None = None
     prior_kernel: Kernel | None = None
+    tactical_kernel: Kernel | None = None
+    in_check_kernel: Kernel | None = None
+    null_move_kernel: Kernel | None = None
+    late_move_reductions: bool = False
+    move_rules: MoveRules | None = None
+    result_text: Callable[[Any, np.ndarray], str] | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 
 

@@ -268,7 +268,7 @@ def _table_cutoff(player, opponent, bits, flipped, beta, boards, bounds):
     return -_NO_SCORE, -1
 
 
-@njit
+@njit(cache=True)
 def _clock_says_stop(stats, deadline):
     """Count a node; every CLOCK_CHECK_NODES nodes compare the clock with the deadline.
     True once the search must stop."""
@@ -280,102 +280,105 @@ def _clock_says_stop(stats, deadline):
     return stats[_ABORTED] != 0
 
 
-@njit
-def _search_moves(player, opponent, moves, alpha, beta, table_move, size, boards, bounds,
-                  stats, deadline):
-    """(best score, best square) over the non-empty ``moves``: principal-variation search,
-    the first move with the full window and the rest with a null window (re-searched when
-    they beat alpha). Fail-soft; (0, -1) when the search was stopped."""
+_INNER = -2  # ``root_move`` of every node below the root (see :func:`_search`)
+
+
+@njit(cache=True)
+def _search(player, opponent, alpha, beta, size, boards, bounds, stats, deadline, root_move):
+    """(exact fail-soft alpha-beta score, best square) for ``player``, the side to move.
+
+    At the root (``root_move`` >= -1: the move to search first, -1 none) only the moves are
+    searched; below it (``root_move == _INNER``) a node first goes to :func:`_shallow` at few
+    empties, reads the clock, the transposition table and handles a pass, and stores its
+    result. The moves: principal-variation search, the first with the full window and the
+    rest with a null window (re-searched when they beat alpha), fastest first. (0, -1) once
+    the search was stopped; the square is -1 below the root when no move was searched.
+
+    One self-recursive function whose every call has the same argument types (int64
+    windows, never literals): numba calls it directly. Mutual or type-varying recursion is
+    linked through numba's unresolved-symbol pointers, which a cached copy loaded in another
+    process leaves unset, so the search crashed on load and had to compile in every process.
+    """
+    moves = legal_moves(player, opponent, size)
+    table_move, slot = root_move, np.int64(-1)
+    lower, upper = np.int64(-_NO_SCORE), np.int64(_NO_SCORE)
+    if root_move == _INNER:
+        if size * size - popcount(player | opponent) <= SHALLOW_EMPTIES:
+            return np.int64(_shallow(player, opponent, alpha, beta, size, stats)), np.int64(-1)
+        if _clock_says_stop(stats, deadline):
+            return np.int64(0), np.int64(-1)
+        slot, lower, upper, table_move = _probe(player, opponent, boards, bounds)
+        if lower >= beta or lower == upper:
+            return lower, np.int64(-1)
+        if upper <= alpha:
+            return upper, np.int64(-1)
+        alpha, beta = max(alpha, lower), min(beta, upper)
+        if moves == 0:
+            if legal_moves(opponent, player, size) == 0:
+                return np.int64(final_disc_difference(player, opponent, size)), np.int64(-1)
+            value = _search(opponent, player, -beta, -alpha, size, boards, bounds, stats,
+                            deadline, root_move)[0]
+            return -value, np.int64(-1)
     bits, flipped, scores = _ordered_moves(player, opponent, moves, table_move, size)
+    best, best_square = np.int64(-_NO_SCORE), np.int64(-1)
     if size * size - popcount(player | opponent) >= _ETC_EMPTIES:
         best, best_square = _table_cutoff(player, opponent, bits, flipped, beta, boards, bounds)
-        if best >= beta:
-            return best, best_square
-    best, best_square = -_NO_SCORE, -1
-    for i in range(bits.shape[0]):
-        j = _take_best(scores, i)
-        bit, f = bits[j], flipped[j]
-        bits[j], flipped[j], scores[j] = bits[i], flipped[i], scores[i]
-        child, other = opponent ^ f, player | bit | f
-        low = max(alpha, best)
-        if best == -_NO_SCORE:
-            value = -_deep(child, other, -beta, -low, size, boards, bounds, stats, deadline)
-        else:
-            value = -_deep(child, other, -low - 1, -low, size, boards, bounds, stats, deadline)
-            if low < value < beta:
-                value = -_deep(child, other, -beta, -(value - 1), size, boards, bounds, stats,
-                               deadline)
-        if stats[_ABORTED]:
-            return 0, -1
-        if value > best:
-            best, best_square = value, square_of(bit)
-            if best >= beta:
-                break
+    if best < beta:
+        best, best_square = np.int64(-_NO_SCORE), np.int64(-1)
+        for i in range(bits.shape[0]):
+            j = _take_best(scores, i)
+            bit, f = bits[j], flipped[j]
+            bits[j], flipped[j], scores[j] = bits[i], flipped[i], scores[i]
+            child, other = opponent ^ f, player | bit | f
+            low = max(alpha, best)
+            if best == -_NO_SCORE:
+                value = -_search(child, other, -beta, -low, size, boards, bounds, stats,
+                                 deadline, np.int64(_INNER))[0]
+            else:
+                value = -_search(child, other, -low - 1, -low, size, boards, bounds, stats,
+                                 deadline, np.int64(_INNER))[0]
+                if low < value < beta:
+                    value = -_search(child, other, -beta, -(value - 1), size, boards, bounds,
+                                     stats, deadline, np.int64(_INNER))[0]
+            if stats[_ABORTED]:
+                return np.int64(0), np.int64(-1)
+            if value > best:
+                best, best_square = value, np.int64(square_of(bit))
+                if best >= beta:
+                    break
+    if root_move == _INNER:
+        if best < beta:
+            upper = best
+        if best > alpha:
+            lower = best
+        _store(slot, player, opponent, lower, upper, best_square, boards, bounds)
     return best, best_square
 
 
-@njit
-def _deep(player, opponent, alpha, beta, size, boards, bounds, stats, deadline):
-    """Exact fail-soft alpha-beta score for ``player`` (the side to move) in the upper plies:
-    transposition table, fastest-first ordering; 0 once the search was stopped."""
-    empties = size * size - popcount(player | opponent)
-    if empties <= SHALLOW_EMPTIES:
-        return _shallow(player, opponent, alpha, beta, size, stats)
-    if _clock_says_stop(stats, deadline):
-        return 0
-    slot, lower, upper, table_move = _probe(player, opponent, boards, bounds)
-    if lower >= beta or lower == upper:
-        return lower
-    if upper <= alpha:
-        return upper
-    alpha, beta = max(alpha, lower), min(beta, upper)
-    moves = legal_moves(player, opponent, size)
-    if moves == 0:
-        if legal_moves(opponent, player, size) == 0:
-            return final_disc_difference(player, opponent, size)
-        return -_deep(opponent, player, -beta, -alpha, size, boards, bounds, stats, deadline)
-    best, square = _search_moves(player, opponent, moves, alpha, beta, table_move, size,
-                                 boards, bounds, stats, deadline)
-    if stats[_ABORTED]:
-        return 0
-    if best < beta:
-        upper = best
-    if best > alpha:
-        lower = best
-    _store(slot, player, opponent, lower, upper, square, boards, bounds)
-    return best
-
-
-# not cached on disk: loaded from numba's cache, this search crashes the process (as it does
-# written as one self-recursive function: the recursion is not the cause); it is compiled
-# per process instead, the first time a position is within the solver's reach (~2 s)
-@njit(nogil=True)
+@njit(cache=True, nogil=True)
 def _solve_kernel(player, opponent, size, boards, bounds, stats, time_limit):
     """(exact score, best square) for ``player`` to move in an unfinished game; the square is
     -1 when ``player`` must pass. (0, -1) when ``time_limit`` seconds passed first (counted
-    from here, so compiling this function is not charged to the limit)."""
+    from here, so loading or compiling this function is not charged to the limit)."""
     deadline = monotonic() + time_limit
-    moves = legal_moves(player, opponent, size)
-    if moves == 0:
+    if legal_moves(player, opponent, size) == 0:
         value, _ = _aspiration(opponent, player, size, boards, bounds, stats, deadline)
-        return -value, -1
+        return -value, np.int64(-1)
     return _aspiration(player, opponent, size, boards, bounds, stats, deadline)
 
 
-@njit
+@njit(cache=True)
 def _aspiration(player, opponent, size, boards, bounds, stats, deadline):
     """(exact score, best square) of a position with moves: a first search with the narrow
     window (-1, 1) asks only win, draw or loss; a second one finds the exact score on that
     side of 0, starting with the first one's move (the table keeps what the first learnt)."""
-    moves = legal_moves(player, opponent, size)
-    limit = size * size + 1
-    value, square = _search_moves(player, opponent, moves, -1, 1, -1, size, boards, bounds,
-                                  stats, deadline)
+    limit = np.int64(size * size + 1)
+    value, square = _search(player, opponent, np.int64(-1), np.int64(1), size, boards, bounds,
+                            stats, deadline, np.int64(-1))
     if value == 0 or stats[_ABORTED]:
         return value, square
-    low, high = (0, limit) if value > 0 else (-limit, 0)
-    return _search_moves(player, opponent, moves, low, high, square, size, boards, bounds, stats,
-                         deadline)
+    low, high = (np.int64(0), limit) if value > 0 else (-limit, np.int64(0))
+    return _search(player, opponent, low, high, size, boards, bounds, stats, deadline, square)
 
 
 def _table(empties: int) -> tuple[np.ndarray, np.ndarray]:
@@ -413,7 +416,7 @@ def solve(state: np.ndarray, time_limit: float | None = None,
     no bound but the time), when ``time_limit`` seconds (None: no limit) pass first or
     once ``stop`` (a ``threading.Event``) is set (within milliseconds: the search runs
     without the GIL and a watching thread flags it, :func:`boardzoo.timecontrol.watch_stop`);
-    compiling the search on its first call in a process (about 2 s) is not charged to
+    loading (or, with an empty cache, compiling) the search on its first call is not charged to
     ``time_limit``. A side with no move gets the pass action
     (``size * size``).
     """

@@ -93,8 +93,7 @@ class TwoPlayerVectorEnv:
                 raise InvalidOptionError(f"give {self.num_envs} seeds, got {len(seeds)}")
             self._rngs = np.stack([make_rng(s) for s in seeds])
         self._planes = self._new_planes()
-        self._kernels.selfplay_restart(self._states, self._initial, self.opening_plies,
-                                       self._rngs, self._legal, self._planes, self._to_play)
+        self._kernels.selfplay_restart(self._rows(), self._initial, self.opening_plies)
         self._observe_in_python()
         self._started = True
         return shape_observation(self._planes, self.observation_format), self._info(None)
@@ -113,10 +112,8 @@ class TwoPlayerVectorEnv:
         illegal = np.empty(self.num_envs, dtype=bool)
         self._planes = self._new_planes()
         self._kernels.selfplay_step(
-            self._states, actions, self.illegal_action == "lose", self._initial,
-            self.opening_plies, self._rngs, self._legal, self._planes, self._to_play, rewards,
-            terminations, illegal,
-        )
+            self._rows(), actions, self.illegal_action == "lose", self._initial,
+            self.opening_plies, (rewards, terminations, illegal))  # StepResults' fields
         self._observe_in_python()
         obs = shape_observation(self._planes, self.observation_format)
         truncations = np.zeros(self.num_envs, dtype=bool)
@@ -139,6 +136,12 @@ class TwoPlayerVectorEnv:
         """A fresh observation buffer (the kernels fill every entry), so the arrays a step
         returns are never changed by a later one."""
         return np.empty((self.num_envs, *self.game.planes_shape), dtype=np.float32)
+
+    def _rows(self) -> tuple[np.ndarray, ...]:
+        """The games' arrays as the compiled step and restart take them: the fields of
+        ``kernels.SelfPlayRows`` as a plain tuple (see :mod:`boardzoo.rl.kernels`;
+        ``_planes`` is new at every step)."""
+        return self._states, self._rngs, self._legal, self._planes, self._to_play
 
     def _check_actions(self, actions: np.ndarray) -> None:
         """IllegalActionError for the first game whose action is not legal (nothing played)."""

@@ -125,16 +125,8 @@ class BoardVectorEnv(VectorEnv):
         if restarting.any():
             self._restart(restarting)
         k = self._kernels
-        k.step(
-            self._states,
-            actions,
-            active,
-            self._seats,
-            self._kind,
-            self._rngs,
-            self._illegal,
-            self.game.num_actions,
-        )
+        k.step(self._games(), actions, active, self._kind, self._illegal,
+               self.game.num_actions)
         if self._kind == EXTERNAL:
             self._external_replies(active & ~self._illegal)
         k.rewards(self._states, self._seats, self._illegal, self._rewards, self._terminated)
@@ -185,18 +177,14 @@ class BoardVectorEnv(VectorEnv):
                 for k in range(1, self.num_envs)
             ]
 
+    def _games(self) -> tuple[np.ndarray, ...]:
+        """The games' arrays as the compiled step and reset take them: the fields of
+        ``kernels.Games`` as a plain tuple (see :mod:`boardzoo.rl.kernels`)."""
+        return self._states, self._seats, self._rngs
+
     def _restart(self, which: np.ndarray) -> None:
-        self._kernels.reset(
-            self._states,
-            self._initial,
-            which,
-            self._seats,
-            self._random_seat,
-            self.opening_plies,
-            self._kind,
-            self._rngs,
-            self.game.num_actions,
-        )
+        self._kernels.reset(self._games(), self._initial, which, self._random_seat,
+                            self.opening_plies, self._kind, self.game.num_actions)
         if self._kind == EXTERNAL:
             self._external_replies(which)
             over = which & (self._states[:, OUTCOME] != 0)  # the reply ended the opening game

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import tomllib
 import types
 import typing
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardzoo.errors import CheckpointError, InvalidOptionError, os_reason
+from boardzoo.errors import CheckpointError, InvalidOptionError, excerpt, os_reason
 
 __all__ = ["DIRICHLET_ALPHA", "TrainConfig", "json_kind", "read_table"]
 
@@ -29,6 +30,7 @@ DIRICHLET_ALPHA = {
     "othello": 1.0,  # ~8-10 moves in mid-game
     "go": 0.1,  # ~80 on 9x9
     "gomoku": 0.05,  # ~200 on 15x15
+    "chess": 0.3,  # ~35, AlphaZero's own value
 }
 
 
@@ -81,6 +83,9 @@ class TrainConfig:
     eval_games: int = 20
     eval_references: tuple[str, ...] = ("random", "mcts:simulations=100,exact_solver=False")
     device: str = "auto"
+    # what runs the network in self-play, gating and measurement: "torch", "onnxruntime"
+    # (the onnx extra) or "auto" (ONNX Runtime when installed and the device is the CPU)
+    inference: str = "auto"
     # where the gradient steps run: "driver" (this process), "actor" (a Ray actor, given a
     # GPU when the cluster has one) or "auto" (an actor on a Ray cluster's GPU when this
     # process has none, else the driver); see docs/ray.md
@@ -90,6 +95,8 @@ class TrainConfig:
         if self.minutes is None and self.iterations is None:
             raise InvalidOptionError("TrainConfig needs a budget: minutes or iterations")
         checks = {
+            "minutes": self.minutes is None or 0 < self.minutes < math.inf,
+            "iterations": self.iterations is None or self.iterations >= 0,
             "workers": self.workers >= 1,
             "games_per_iteration": self.games_per_iteration >= 1,
             "parallel_games": self.parallel_games >= 1,
@@ -107,6 +114,7 @@ class TrainConfig:
             "blocks": self.blocks >= 0,
             "channels": self.channels >= 1,
             "learner": self.learner in ("auto", "driver", "actor"),
+            "inference": self.inference in ("auto", "torch", "onnxruntime"),
         }
         if self.label_share > 0 and not self.from_records:
             raise InvalidOptionError("TrainConfig: label_share needs labelled positions "
@@ -190,7 +198,7 @@ def _check_types(values: dict[str, Any], source: str) -> None:
     for name, value in values.items():
         if not _fits(value, hints[name]):
             raise InvalidOptionError(f"{source}: training option {name!r} must be "
-                                     f"{_describe(hints[name])}, not {value!r}")
+                                     f"{_describe(hints[name])}, not {excerpt(value)}")
 
 
 def _fits(value: Any, hint: Any) -> bool:

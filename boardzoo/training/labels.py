@@ -30,7 +30,7 @@ import numpy as np
 
 from boardzoo.envs.core import Game
 from boardzoo.envs.symmetry import symmetries
-from boardzoo.errors import CheckpointError, InvalidPositionError, os_reason
+from boardzoo.errors import CheckpointError, InvalidPositionError, excerpt, os_reason
 from boardzoo.training.config import json_kind
 
 __all__ = [
@@ -106,13 +106,13 @@ def _position(game: Game, entry: Any) -> tuple:
     pi = np.zeros(game.num_actions, np.float32)
     for action, prob in policy.items():
         index = game.check_action(state, _action(action), mask)
-        if _number(prob, f"the policy's probability of {action!r}") < 0:
-            raise ValueError(f"policy probability {prob!r} is negative")
+        if _number(prob, f"the policy's probability of {excerpt(action)}") < 0:
+            raise ValueError(f"policy probability {excerpt(prob)} is negative")
         pi[index] = float(prob)
     if pi.sum() <= 0:
         raise ValueError("the policy puts no weight on any move")
     if not -1.0 <= _number(value, '"value"') <= 1.0:
-        raise ValueError(f"value {value!r} is outside [-1, 1]")
+        raise ValueError(f"value {excerpt(value)} is outside [-1, 1]")
     seat = game.to_play(state)
     return game.observe(state, seat), mask, pi / pi.sum(), float(value)
 
@@ -146,7 +146,7 @@ def _action(key: str) -> int:
 def _number(value: Any, what: str) -> float:
     """``value`` if it is a finite number, else a ValueError naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{what} must be a number, not {value!r}")
+        raise ValueError(f"{what} must be a number, not {excerpt(value)}")
     return float(value)
 
 

@@ -39,8 +39,9 @@ from boardzoo.agents.alphazero.checkpoint import (
 from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig, pick_device
 from boardzoo.envs import as_game
 from boardzoo.envs.core import Game
-from boardzoo.errors import CheckpointError, InvalidOptionError
+from boardzoo.errors import CheckpointError, InvalidOptionError, excerpt
 from boardzoo.executor import Executor, WorkerPool, make_executor
+from boardzoo.training.agents import training_agent
 from boardzoo.training.config import TrainConfig
 from boardzoo.training.learner import ActorLearner, Learner, LearnerInActor
 from boardzoo.training.replay import ReplayBuffer
@@ -110,11 +111,10 @@ def train(
         stack.callback(pool.close)
         net = net.to(pick_device(config.device))
         learner = stack.enter_context(contextlib.closing(_learner(rules, net, config, backend)))
-        if changed:  # only once the learner could be made: a refused one leaves no run
-            folder.save_config(rules, config)
         report = RunReport(folder.out, rules.name, progress, on_iteration)
         best = copy.deepcopy(learner.net) if config.gating_games else None
-        return _Run(rules, config, folder, sink, pool, learner, report, best).go(labelled)
+        return _Run(rules, config, folder, sink, pool, learner, report, best).go(labelled,
+                                                                               changed)
 
 
 def _with_options_of(game: Game, config: TrainConfig) -> TrainConfig:
@@ -184,7 +184,7 @@ def _check_references(rules: Game, config: TrainConfig) -> None:
         try:
             check_agent_plays(make_agent(spec), rules)
         except InvalidOptionError as err:
-            raise InvalidOptionError(f"eval_references {spec!r}: {err}") from None
+            raise InvalidOptionError(f"eval_references {excerpt(spec)}: {err}") from None
 
 
 def _labelled_positions(rules: Game, config: TrainConfig) -> list:
@@ -228,12 +228,16 @@ class _Run:
     report: RunReport
     best: AlphaZeroNet | None
 
-    def go(self, labelled: list) -> TrainRun:
+    def go(self, labelled: list, changed: bool) -> TrainRun:
         """Resume where the folder says (or start), warm-start on ``labelled`` positions if
-        none was trained yet, then iterate until the budget is spent."""
+        none was trained yet, then iterate until the budget is spent. A new or ``changed``
+        config is saved once the folder's state and games are taken: a refused resume
+        leaves the run's config.json as it was."""
         point = self.folder.resume_point(self.game, self.learner, self.best)
         replay = _replay_with_labels(self.game, self.config, labelled)
         self._replay_stored_games(replay, point.iteration)
+        if changed:
+            self.folder.save_config(self.game, self.config)
         if labelled and point.iteration == 0 and not self.report.rows:
             point = self._warm_start(labelled)
         point = self._iterate(replay, point)
@@ -372,13 +376,11 @@ class _Run:
     def _gate(self, best: AlphaZeroNet, iteration: int) -> Row:
         """Match the learner's network against the ``best`` one; promote it if it scores
         enough."""
-        from boardzoo.agents.alphazero.agent import AlphaZeroAgent
         from boardzoo.arena import play_match
 
         config, net = self.config, self.learner.net
-        new = AlphaZeroAgent(net, self.game, simulations=config.simulations, seed=iteration)
-        old = AlphaZeroAgent(best, self.game, simulations=config.simulations,
-                             seed=iteration + 1)
+        new = training_agent(net, self.game, config, seed=iteration)
+        old = training_agent(best, self.game, config, seed=iteration + 1)
         result = play_match(self.game, new, old, games=config.gating_games, seed=iteration,
                             opening_plies=2)
         promoted = result.score > config.gating_threshold  # AlphaGo Zero: "by > 55%"
@@ -392,12 +394,10 @@ class _Run:
     def _measure(self, iteration: int) -> Row:
         """Score and Elo of the current network's search against each fixed reference."""
         from boardzoo.agents import make_agent
-        from boardzoo.agents.alphazero.agent import AlphaZeroAgent
         from boardzoo.arena import play_match
 
         config, row = self.config, {}
-        agent = AlphaZeroAgent(self.learner.net, self.game, simulations=config.simulations,
-                               seed=iteration)
+        agent = training_agent(self.learner.net, self.game, config, seed=iteration)
         for spec in config.eval_references:
             reference = make_agent(spec, seed=iteration)
             result = play_match(self.game, agent, reference, games=config.eval_games,

@@ -14,7 +14,7 @@ import numpy as np
 
 from boardzoo.envs.core import Game
 from boardzoo.envs.symmetry import symmetries
-from boardzoo.errors import CheckpointError
+from boardzoo.errors import CheckpointError, excerpt
 
 __all__ = ["ReplayBuffer", "positions_of"]
 
@@ -40,7 +40,8 @@ def positions_of(game: Game, record: dict[str, Any]):
             if move is not None:
                 state = game.step(state, int(move))
     except (ValueError, KeyError, IndexError, TypeError) as err:
-        raise CheckpointError(f"game record {record.get('id')!r} is inconsistent: {err}") from None
+        raise CheckpointError(
+            f"game record {excerpt(record.get('id'))} is inconsistent: {err}") from None
     return out
 
 
@@ -76,7 +77,7 @@ class ReplayBuffer:
         ``round(share * batch_size)`` of every batch are drawn from them, the rest from the
         window (all of it from them while the window is empty)."""
         if not 0 < share < 1 or not positions:
-            raise ValueError(f"anchor: needs positions and a share in (0, 1), got {share!r}")
+            raise ValueError(f"anchor: needs positions and a share in (0, 1), got {excerpt(share)}")
         self._anchors = list(positions)
         self._anchor_share = share
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from boardzoo.errors import CheckpointError
 from boardzoo.files import atomic_write_text, save_figure
+from boardzoo.options import parse_int
 from boardzoo.training.config import TrainConfig
 
 __all__ = ["RunReport", "plot_curve", "read_log"]
@@ -125,7 +126,7 @@ def read_log(path: Path) -> list[Row]:
         raise CheckpointError(f"the run's log {str(path)!r} is not a readable CSV log "
                               f"({type(err).__name__}); move it away to resume (the log then "
                               "restarts)") from None
-    if any(None in row or not row.get("iteration", "").isdigit() for row in rows):
+    if any(None in row or parse_int(row.get("iteration")) is None for row in rows):
         raise CheckpointError(f"the run's log {str(path)!r} is not a log this training wrote "
                               "(a row without its iteration number, or with more cells than "
                               "columns); move it away to resume (the log then restarts)")

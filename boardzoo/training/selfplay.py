@@ -29,9 +29,10 @@ from boardzoo.agents.alphazero.network import (
 )
 from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.envs.core import Game, outcome_returns
+from boardzoo.training.agents import training_agent
 from boardzoo.training.config import TrainConfig
 
-__all__ = ["GameTask", "SelfPlayWorker", "play_games", "selfplay_agent"]
+__all__ = ["GameTask", "SelfPlayWorker", "play_games"]
 
 
 @dataclass(frozen=True)
@@ -75,25 +76,17 @@ class SelfPlayWorker:
 
     def play(self, tasks: list[GameTask]) -> list[dict[str, Any]]:
         """One record per task, in task order (:func:`play_games`)."""
-        agent = selfplay_agent(self.net, self.game, self.config)
+        # seeded by the run's seed, its searches are the same in every worker (the games'
+        # own seeds vary them)
+        agent = training_agent(self.net, self.game, self.config, self.config.seed,
+                               self_play=True)
         return play_games(agent, self.config, tasks, self.version)
-
-
-def selfplay_agent(net: AlphaZeroNet, game: Game, config: TrainConfig) -> AlphaZeroAgent:
-    """The agent self-play searches with: AlphaZero's own search (PUCT, no solver) with the
-    config's exploration constant and Dirichlet root noise, so that the positions trained on
-    are searched exactly as the agent searches them in play. A new agent starts with an
-    empty evaluation cache (its network's weights may have changed); seeded by the run's
-    seed, its searches are the same in every worker (the games' own seeds vary them)."""
-    noise = (config.dirichlet_epsilon, config.alpha_for(game.name))
-    return AlphaZeroAgent(net, game, simulations=config.simulations, c=config.c,
-                          dirichlet=noise if config.dirichlet_epsilon > 0 else None,
-                          seed=config.seed)
 
 
 def play_games(agent: AlphaZeroAgent, config: TrainConfig, tasks: list[GameTask],
                network_step: int = 0) -> list[dict[str, Any]]:
-    """Play ``tasks`` by self-play with ``agent`` (:func:`selfplay_agent`),
+    """Play ``tasks`` by self-play with ``agent`` (:func:`~boardzoo.training.agents.
+    training_agent` with ``self_play``),
     ``config.parallel_games`` at a time; returns one record per task (in task order). The
     agent's ``statistics`` count the search's work."""
     game = agent.game

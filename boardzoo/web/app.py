@@ -41,6 +41,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from boardzoo.errors import BoardzooError
+from boardzoo.options import parse_int
 from boardzoo.timecontrol import TimeControl
 from boardzoo.web.catalog import agent_for, catalog, game_from_text
 from boardzoo.web.games import Games, TooManyGamesError, UnknownGameIdError
@@ -178,7 +179,8 @@ async def command(request: Request) -> Response:
 
 async def position(request: Request) -> Response:
     text = request.query_params.get("ply", "")
-    ply = int(text) if text.isdigit() and len(text) <= MAX_DIGITS else text
+    number = parse_int(text, MAX_DIGITS)
+    ply = text if number is None else number
     return JSONResponse(_games(request).position(_session(request), ply))
 
 
@@ -219,15 +221,22 @@ async def live(websocket: WebSocket) -> None:
     queue = games.subscribe(session)  # before any await: the game cannot close in between
     try:
         await websocket.accept()
-        await websocket.send_json({"type": "view", "view": games.view(session)})
+        first = games.view(session)
+        await websocket.send_json({"type": "view", "view": first})
+        sent = first["revision"]  # never push a view as old as one the page has
         listener = asyncio.ensure_future(_until_closed(websocket))
         while not listener.done():
             getter = asyncio.ensure_future(queue.get())
             done, _ = await asyncio.wait({getter, listener}, return_when=asyncio.FIRST_COMPLETED)
-            if getter in done:
-                await websocket.send_json(getter.result())
-            else:
+            if getter not in done:
                 getter.cancel()
+                continue
+            message = getter.result()
+            if message["type"] == "view":
+                if message["view"]["revision"] <= sent:  # queued while the feed opened
+                    continue
+                sent = message["view"]["revision"]
+            await websocket.send_json(message)
     except (WebSocketDisconnect, RuntimeError):
         pass
     except UnknownGameIdError:  # the game closed while the page connected
@@ -261,7 +270,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if kind != "application/json":
         raise RequestError(415, f"send JSON (Content-Type: application/json), not {kind!r}")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+    size = None if declared is None else parse_int(declared, MAX_DIGITS)
+    if declared is not None and (size is None or size > MAX_BODY):
         raise RequestError(413, f"the body is over {MAX_BODY} bytes")
     data = bytearray()
     async for chunk in request.stream():

@@ -145,7 +145,8 @@ def board_view(game: Game, state: np.ndarray) -> dict[str, Any]:
 
 
 def game_view(game: Game) -> dict[str, Any]:
-    """How to draw the game: its name, options, colours and piece symbols."""
+    """How to draw the game: its name, options, colours and piece symbols; and whether it
+    has an exact solver (alpha-beta and MCTS try it first, and the page says so meanwhile)."""
     return {
         "name": game.name,
         "options": {k: v for k, v in game.options.items()},
@@ -154,6 +155,7 @@ def game_view(game: Game) -> dict[str, Any]:
         "piece_rgb": [list(c) for c in game.piece_rgb],
         "symbols": list(game.piece_symbols),
         "num_actions": game.num_actions,
+        "exact_solver": getattr(game.knowledge, "solve", None) is not None,
     }
 
 
@@ -198,5 +200,6 @@ def result_detail(game: Game, state: np.ndarray) -> str | None:
     score = getattr(game, "score", None)
     if score is None:
         return None
-    points = score(state)
-    return "0" if points == 0 else f"{'B' if points > 0 else 'W'}+{abs(points):g}"
+    from boardzoo.knowledge.go.scoring import result_text
+
+    return result_text(score(state))

@@ -25,7 +25,7 @@ from boardzoo.checkpoints import KINDS, shipped_checkpoints
 from boardzoo.envs import GAMES, game_class, make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, InvalidOptionError
-from boardzoo.options import check_options, did_you_mean
+from boardzoo.options import check_options, did_you_mean, parse_int
 
 __all__ = ["AGENT_FORMS", "TREE_NODES", "Field", "agent_for", "build", "catalog", "checkpoints",
            "describe_agent", "game_from_text", "option_text"]
@@ -189,9 +189,10 @@ def _checked_value(field: Field, text: str, agent: str) -> str:
     where = f"{agent} {field.name}={excerpt(text)}"
     bounds = f"{field.low:g} to {field.high:g}"
     if field.kind == "count":
-        if not (text.isdigit() and len(text) <= 9):
+        count = parse_int(text, max_digits=9)
+        if count is None:
             raise InvalidOptionError(f"{where}: give a whole number from {bounds}")
-        value: float = int(text)
+        value: float = count
     else:
         try:
             value = float(text) if len(text) <= 20 else math.nan

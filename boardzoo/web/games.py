@@ -64,6 +64,7 @@ class _Game:
         self.configure_ref = 0
         self.agent_repr: str | None = None  # the agent as the worker built it
         self.warm = False
+        self.compiling: str | None = None  # what the worker compiles now, for the status line
         self.search: int | None = None  # the ref of the search the game waits for
         self.started = False  # the worker has begun that search
         self.analysis: dict[str, Any] | None = None
@@ -270,8 +271,8 @@ class Games:
             raise UnknownGameIdError(f"the game {session.id[:40]!r} was closed")
         return {**session.view(), "revision": entry.revision,
                 "thinking": entry.search is not None, "searching": entry.started,
-                "warm": entry.warm, "agent_info": describe_agent(session.agent_spec,
-                                                                 entry.agent_repr),
+                "warm": entry.warm, "compiling": entry.compiling,
+                "agent_info": describe_agent(session.agent_spec, entry.agent_repr),
                 "analysis": entry.analysis, "analysis_ply": entry.analysis_ply,
                 "error": entry.error, "notice": entry.notice, "ponder": entry.ponder,
                 "go_end": entry.go_end}
@@ -354,8 +355,7 @@ class Games:
             return
         entry.go_end_ref = next_ref()
         self.pool.send(entry.worker, {"cmd": "go_end", "ref": entry.go_end_ref,
-                                      "sgf": session.game.position(session.state),
-                                      "options": dict(session.game.options)})
+                                      "snapshot": session.history[-1]})
 
     def _abandon_search(self, entry: _Game) -> None:
         """Stop the search in progress or queued; its answer will be stale and dropped."""
@@ -383,11 +383,14 @@ class Games:
             self._on_search_message(entry, message)
 
     def _on_configure_message(self, entry: _Game, message: dict[str, Any]) -> None:
-        """"ready" (the agent is built), "warm" (its search is compiled) or "error"."""
+        """"ready" (the agent is built), "compiling" (what its search compiles now), "warm"
+        (its search is compiled) or "error"."""
         if message["type"] == "ready":
             entry.agent_repr = message["agent"]
+        elif message["type"] == "compiling":
+            entry.compiling = message["text"]
         elif message["type"] == "warm":
-            entry.warm = True
+            entry.warm, entry.compiling = True, None
         elif message["type"] == "error":
             entry.error = f"the agent could not start: {message['message']}"
             entry.failed, entry.search = True, None

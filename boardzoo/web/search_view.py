@@ -6,14 +6,12 @@ PPO policy its move probabilities (``engine`` "policy": each move's ``prior``).
 ``think`` plays one move, reporting progress while it searches and obeying ``stop``; agents
 without an analysis (random) just move. ``ponder`` lets an agent that can (MCTS, AlphaZero)
 search the person's position until ``stop`` is set, keeping its tree for the reply.
-``go_end`` marks a finished Go game's dead stones as ``boardzoo gtp`` does.
+``go_end`` marks a finished Go game's dead stones and scores it as every front-end does.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -99,8 +97,8 @@ def analysis_json(env: Any, analysis: Any,
 
 def go_ownership(env: Any, playouts: int = OWNERSHIP_PLAYOUTS, seed: int = 0) -> list[float]:
     """The mean final owner of every point over ``playouts`` heuristic playouts from
-    ``env``'s (non-terminal) position, +1 Black ... -1 White: the estimator the GTP engine
-    scores dead stones with (:func:`boardzoo.knowledge.go.ownership_estimate_kernel`)."""
+    ``env``'s (non-terminal) position, +1 Black ... -1 White: the estimator dead stones are
+    found with (:func:`boardzoo.knowledge.go.ownership_estimate_kernel`)."""
     from boardzoo.knowledge.go import ownership_estimate_kernel
     from boardzoo.rng import make_rng
 
@@ -109,30 +107,11 @@ def go_ownership(env: Any, playouts: int = OWNERSHIP_PLAYOUTS, seed: int = 0) ->
     return np.round(out, 2).tolist()
 
 
-def go_end(sgf: str, options: dict[str, Any]) -> tuple[list[int], str]:
-    """(the cells of the dead stones, row-major; the score without them, e.g. "B+2.5") of a
-    finished Go game given as SGF, from ``boardzoo gtp``'s own final_status_list and
-    final_score (its ownership playouts), so the page and GTP controllers agree."""
-    from boardzoo.envs import make_game
-    from boardzoo.gtp.engine import GoGtpEngine
+def go_end(env: Any) -> tuple[list[int], str]:
+    """(the cells of the dead stones, row-major; the score without them, e.g. "B+2.5") of
+    the finished Go game at ``env``'s position: :func:`boardzoo.knowledge.go.final_score`,
+    as the arena and ``boardzoo gtp``'s final_score report it."""
+    from boardzoo.knowledge.go import final_score
 
-    game = make_game("go", **options)
-    engine = GoGtpEngine(agent="random", board_size=int(options["board_size"]),
-                         komi=float(options["komi"]), ko=options["ko"],
-                         suicide=bool(options["suicide"]), seed=0)
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "game.sgf")
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(sgf)
-        _gtp(engine, f"loadsgf {path}")
-    dead = [game.str_to_action(vertex)
-            for vertex in _gtp(engine, "final_status_list dead").split()]
-    return sorted(dead), _gtp(engine, "final_score")
-
-
-def _gtp(engine: Any, command: str) -> str:
-    """The answer to one GTP command (a failure raised as a ValueError)."""
-    reply = engine.handle(command).strip()
-    if not reply.startswith("="):
-        raise ValueError(f"gtp {command.split()[0]}: {reply[1:].strip()}")
-    return reply[1:].strip()
+    score = final_score(env.game, env.state_array)
+    return score.dead_stones, score.text

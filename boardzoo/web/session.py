@@ -19,7 +19,7 @@ from boardzoo.arena import GameRecord
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
 from boardzoo.envs.pgn import write_pgn
-from boardzoo.errors import IllegalActionError, InvalidPositionError
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.timecontrol import GameClock, TimeControl
 from boardzoo.web.board import (
     action_targets,
@@ -263,7 +263,7 @@ class GameSession:
                             moves=list(self.moves), returns=returns,
                             score=(returns[self.human_seat] + 1.0) / 2.0,
                             seconds=list(self.seconds), final_position=self.env.position())
-        return asdict(record)
+        return {"game": self.game.name, **asdict(record)}
 
     def pgn(self) -> str | None:
         """The game as PGN (chess), the person and the agent named on their sides, else
@@ -286,7 +286,8 @@ def load_record(game: Game, text: str) -> tuple[str | None, list[int]]:
     """``(start position or None, moves)`` from what a person loads: an arena record (one
     JSON object, e.g. a line of a match's .jsonl) or a position in the game's notation
     (SGF for Go and Gomoku). A record replays its opening and moves from the start; one that
-    started elsewhere is loaded from its final position."""
+    started elsewhere is loaded from its final position. A record of another game (its
+    ``game``, or a ``final_position`` that is no position of this game) is refused."""
     text = text.strip()
     if not text.startswith("{"):
         game.parse_position(text)  # InvalidPositionError says what is wrong
@@ -297,16 +298,26 @@ def load_record(game: Game, text: str) -> tuple[str | None, list[int]]:
         raise InvalidPositionError(f"the record is not valid JSON: {err}"[:200]) from None
     if not isinstance(record, dict):
         raise InvalidPositionError("a record is one JSON object (a line of a .jsonl file)")
+    named = record.get("game", game.name)
+    if named != game.name:
+        raise InvalidPositionError(f"this is a record of {excerpt(named)}, not of "
+                                   f"{game.name}: choose that game to load it")
     moves = list(record.get("opening") or []) + list(record.get("moves") or [])
+    final = record.get("final_position")
+    final = final if isinstance(final, str) and final else None
     try:
-        game.replay(moves)  # checks every move
-        return None, _actions(game, moves)
+        end: str | None = game.position(game.replay(moves))  # checks every move
     except InvalidPositionError:
-        final = record.get("final_position")
-        if not isinstance(final, str) or not final:
+        if final is None:
             raise
-        game.parse_position(final)
+        end = None
+    if final is not None and final != end:  # started elsewhere, or not a record of this game
+        try:
+            game.parse_position(final)
+        except InvalidPositionError as err:
+            raise InvalidPositionError(f"this record is not one of {game!r}: {err}") from None
         return final, []
+    return None, _actions(game, moves)
 
 
 def _actions(game: Game, moves: list[Any]) -> list[int]:

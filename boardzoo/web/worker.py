@@ -5,14 +5,16 @@ its tree between moves) and talks to the server over a pipe. Every request carri
 (a number unique in the server, increasing) and ends with one final reply carrying it:
 
 * ``{"cmd": "configure", "ref", "game", "options", "agent", "seed"}``: build the agent ->
-  ``{"type": "ready", "agent"}`` (its repr), then ``{"type": "warm"}`` once its compiled
-  search is built (the final reply), or ``{"type": "error", "message"}``;
+  ``{"type": "ready", "agent"}`` (its repr), ``{"type": "compiling", "text"}`` as each part
+  of its search starts and ends compiling (:mod:`boardzoo.compile_progress`), then
+  ``{"type": "warm"}`` once its compiled search is built (the final reply), or
+  ``{"type": "error", "message"}``;
 * ``{"cmd": "think", "ref", "snapshot", "clock"}`` (a ``ClockView`` or None): ``started``,
   ``progress`` (``analysis``) while it searches, then ``move`` (``action``, ``analysis``,
   ``seconds``); ``{"cmd": "ponder", "ref", "snapshot"}``: search the person's position until
   the next request arrives -> ``pondered``;
-* ``{"cmd": "go_end", "ref", "sgf"}``: the finished Go game's dead stones -> ``go_end``
-  (``dead``: cells, ``score``: the score without them, as GTP's final_score);
+* ``{"cmd": "go_end", "ref", "snapshot"}``: the finished Go game's dead stones -> ``go_end``
+  (``dead``: cells, ``score``: the score without them, as every front-end's);
 * ``{"cmd": "release", "ref"}``: drop the agent and its tree -> ``released`` (the process
   keeps its compiled code for the next game); ``{"cmd": "quit"}``: end.
 
@@ -34,6 +36,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from boardzoo import compile_progress
 from boardzoo.executor import _init_process
 
 __all__ = ["AgentWorker", "SearchStop", "worker_main"]
@@ -162,7 +165,12 @@ def _handle(message: Message, held: dict[str, Any], stop_value: Any, conn: Any):
     command, ref = message["cmd"], message.get("ref", 0)
     if command == "configure":
         yield _configure(message, held)
-        _warm_up(held["agent"], held["env"])
+
+        def compiling(step: Any) -> None:
+            conn.send({"type": "compiling", "ref": ref, "text": step.text()})
+
+        with compile_progress.listening(compiling):
+            _warm_up(held["agent"], held["env"])
         yield {"type": "warm"}
     elif command in ("think", "ponder"):
         stop = SearchStop(stop_value, ref, conn if command == "ponder" else None)
@@ -184,7 +192,9 @@ def _handle(message: Message, held: dict[str, Any], stop_value: Any, conn: Any):
         yield {"type": "move", "action": int(action), "analysis": analysis,
                "seconds": time.perf_counter() - start}
     elif command == "go_end":
-        dead, score = go_end(message["sgf"], message["options"])
+        env = held["env"]
+        env.restore_state(message["snapshot"])
+        dead, score = go_end(env)
         yield {"type": "go_end", "dead": dead, "score": score}
     elif command == "release":
         held.clear()

@@ -23,10 +23,14 @@ from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.checkpoints import checkpoint_name, shipped_checkpoints
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
+from boardzoo.options import keyword_names
 from boardzoo.wrappers.model import EnvModel, GameModel, boardzoo_env
 
 __all__ = ["AlphaZeroAgent", "ShippedAlphaZero", "agent_from_spec"]
+
+#: the keywords AlphaZeroAgent hands on to MCTSAgent (those of its own that MCTSAgent takes)
+_MCTS_KEYWORDS = frozenset(keyword_names(MCTSAgent))
 
 
 class AlphaZeroAgent(MCTSAgent):
@@ -37,11 +41,13 @@ class AlphaZeroAgent(MCTSAgent):
         game: the rules the network was trained for; searching another game or options
             raises InvalidOptionError.
         symmetric: average the network over the game's symmetries at every evaluation.
+        inference: what runs the network: "torch", "onnxruntime" (the ``onnx`` extra: a
+            graph exported in memory from the network's weights as they are now; several
+            times faster on the small batches of one game's search) or "auto" (ONNX Runtime
+            when it is installed and the network is on the CPU, else torch).
 
-    The other arguments (``simulations``, ``time_limit``, ``c``, ``selection``, ``dirichlet``,
-    ``temperature``, ``reuse_tree``, ``solver``, ``exact_solver``, ``unvisited_q``,
-    ``gumbel_actions``, ``batch_size``, ``cache_size``, ``seed``) are as for
-    :class:`MCTSAgent` (``selection`` "puct" or "gumbel").
+    The other arguments are as for :class:`MCTSAgent` (``selection`` "puct" or "gumbel");
+    its ``rollout``, ``evaluator`` (the network) and ``implicit_minimax`` (0) are fixed.
     """
 
     def __init__(
@@ -62,32 +68,22 @@ class AlphaZeroAgent(MCTSAgent):
         batch_size: int = 16,
         cache_size: int = 1 << 18,
         symmetric: bool = False,
+        inference: str = "auto",
         seed: int | None = None,
     ):
+        # every argument MCTSAgent takes goes on to it as given
+        options = {name: value for name, value in locals().items() if name in _MCTS_KEYWORDS}
         if selection not in ("puct", "gumbel"):
-            raise InvalidOptionError(f"selection={selection!r}; AlphaZero uses 'puct' or 'gumbel'")
+            raise InvalidOptionError(
+                f"selection={excerpt(selection)}; AlphaZero uses 'puct' or 'gumbel'")
         self.net = net
         self.game = game
         self.symmetric = symmetric
-        super().__init__(
-            simulations=simulations,
-            time_limit=time_limit,
-            c=c,
-            selection=selection,
-            rollout="random",
-            evaluator=NetworkEvaluator(net, game, symmetric=symmetric),
-            solver=solver,
-            reuse_tree=reuse_tree,
-            dirichlet=dirichlet,
-            temperature=temperature,
-            seed=seed,
-            exact_solver=exact_solver,
-            implicit_minimax=0.0,
-            unvisited_q=unvisited_q,
-            gumbel_actions=gumbel_actions,
-            batch_size=batch_size,
-            cache_size=cache_size,
-        )
+        evaluator = NetworkEvaluator(net, game, symmetric=symmetric, inference=inference)
+        #: what runs the network: "torch" or "onnxruntime" ("auto" resolved)
+        self.inference = evaluator.inference
+        super().__init__(**options, rollout="random", evaluator=evaluator,
+                         implicit_minimax=0.0)
         self._game_model: EnvModel | None = None
 
     @classmethod
@@ -95,7 +91,8 @@ class AlphaZeroAgent(MCTSAgent):
         cls, name_or_path: str | os.PathLike, device: str | None = None, **search_options: Any
     ) -> AlphaZeroAgent:
         """An agent from a shipped checkpoint's name ("tictactoe", ...) or a checkpoint file;
-        ``device`` None picks CUDA when available; ``search_options`` as for the class."""
+        ``device`` None picks CUDA when available; ``search_options`` (``inference``
+        included) as for the class."""
         checkpoint = load_checkpoint(resolve_checkpoint(name_or_path), device=pick_device(device))
         return cls(checkpoint.net, checkpoint.game, **search_options)
 
@@ -138,7 +135,8 @@ class AlphaZeroAgent(MCTSAgent):
         return batcher.stats
 
     def clear_cache(self) -> None:
-        """Forget cached network evaluations (benchmarks; after changing the weights)."""
+        """Forget cached network evaluations (benchmarks; after changing the weights under
+        torch: ONNX Runtime runs the weights the agent was made with, so make a new one)."""
         batcher = self.searcher(self._model()).batcher
         assert batcher is not None
         if batcher.cache is not None:

@@ -30,7 +30,7 @@ from boardzoo.envs import make_game
 from boardzoo.envs.core import Game
 from boardzoo.errors import BoardzooError, CheckpointError, excerpt
 from boardzoo.files import atomic_write_bytes
-from boardzoo.torch_files import safe_torch_load, torch_bytes
+from boardzoo.torch_files import safe_torch_load, torch_bytes, unfit_tensor
 
 __all__ = [
     "FORMAT",
@@ -189,6 +189,9 @@ def _check_weights_fit(game: Game, config: NetworkConfig, weights: dict[str, tor
     wanted = {key: tuple(tensor.shape) for key, tensor in declared.items()}
     found = {key: tuple(tensor.shape) for key, tensor in weights.items()}
     if wanted == found:
+        unfit = unfit_tensor(weights, declared)
+        if unfit is not None:
+            raise CheckpointError(f"checkpoint {str(path)!r} has unusable weights: {unfit}")
         return
     differ = [key for key in wanted if key in found and wanted[key] != found[key]]
     missing, extra = sorted(wanted.keys() - found.keys()), sorted(found.keys() - wanted.keys())

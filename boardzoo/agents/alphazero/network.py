@@ -15,6 +15,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from boardzoo.agents.alphazero.inference import network_forward, resolve_inference
 from boardzoo.envs.core import Game
 from boardzoo.envs.symmetry import symmetries
 from boardzoo.errors import InvalidOptionError, excerpt
@@ -154,14 +155,20 @@ def pick_device(device: str | None = None) -> torch.device:
 
 class NetworkEvaluator:
     """The :class:`~boardzoo.wrappers.model.Evaluator` of a network: one forward pass per
-    batch, in inference mode, on the network's device. With ``symmetric=True`` every
-    position is evaluated under each of the game's symmetries (one larger batch) and the
-    policies (probabilities) and values are averaged."""
+    batch, run by ``inference``: "torch" (in inference mode, on the network's device),
+    "onnxruntime" (on the CPU, the weights as they are now) or "auto"
+    (:func:`~boardzoo.agents.alphazero.inference.resolve_inference`). With
+    ``symmetric=True`` every position is evaluated under each of the game's symmetries (one
+    larger batch) and the policies (probabilities) and values are averaged."""
 
-    def __init__(self, net: AlphaZeroNet, game: Game | None = None, symmetric: bool = False):
+    def __init__(self, net: AlphaZeroNet, game: Game | None = None, symmetric: bool = False,
+                 inference: str = "auto"):
         self.net = net.eval()
         self.device = next(net.parameters()).device
         self.symmetries = symmetries(game) if (symmetric and game is not None) else None
+        #: what runs the forward pass: "torch" or "onnxruntime"
+        self.inference = resolve_inference(inference, self.device)
+        self._run = network_forward(self.net, self.inference)
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> Evaluation:
         if self.symmetries is None:
@@ -181,8 +188,5 @@ class NetworkEvaluator:
         return Evaluation(mean_logits, values.reshape(len(self.symmetries), count).mean(0))
 
     def _forward(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with torch.inference_mode():
-            planes = torch.from_numpy(np.ascontiguousarray(observations, np.float32))
-            logits, values = self.net(planes.to(self.device))
-        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+        return self._run(np.ascontiguousarray(observations, np.float32))
 

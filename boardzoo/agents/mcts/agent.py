@@ -35,14 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.agents.mcts.config import AUTO, MCTSConfig, config_for
+from boardzoo.agents.mcts.config import AUTO, MCTSConfig, config_for, search_options
 from boardzoo.agents.mcts.rules import visit_policy
 from boardzoo.agents.mcts.search import MCTS, UNLIMITED, Budget, RunResult
 from boardzoo.agents.mcts.summary import TreeSummary
 from boardzoo.agents.mcts.tree import DEFAULT_MAX_NODES, LOSS, WIN
 from boardzoo.agents.move import SearchingAgent, SearchResult, analysis_of, check_time_limit
 from boardzoo.analysis import MEAN, Analysis, ProgressFn
-from boardzoo.errors import GameOverError, InvalidOptionError
+from boardzoo.errors import GameOverError, InvalidOptionError, excerpt
 from boardzoo.rng import make_rng
 from boardzoo.timecontrol import SearchDeadlines
 from boardzoo.wrappers.model import EnvModel, Evaluator, GameModel
@@ -101,6 +101,8 @@ class MCTSAgent(SearchingAgent):
             game's recommendation where ``c`` would take it (Go: 20), else 0.
         progressive_widening: consider only the ``ceil(pw_c * N ** pw_alpha)`` children
             with the highest priors.
+        pw_c: progressive widening's coefficient above (positive).
+        pw_alpha: progressive widening's exponent above, in [0, 1].
         solver: MCTS-Solver: proven wins/losses propagate; proven roots stop the search and
             play the shortest win (longest loss).
         implicit_minimax: alpha of implicit minimax backups (Lanctot et al. 2014): Q is
@@ -108,7 +110,7 @@ class MCTSAgent(SearchingAgent):
             by minimax; needs ``evaluator="heuristic"`` (0 turns it off).
         exact_solver: play the game's exact solver's answer when it finds one: with a time
             budget it is tried whenever its estimated cost (the knowledge's ``solve_cost``)
-            fits its share of the move's time (:data:`~boardzoo.agents.move.SOLVER_SHARE`),
+            fits its share of the move's time (:attr:`solver_share`: 0.6),
             and gives up early on a position much harder than estimated (the search gets
             the rest); without a time budget where the
             knowledge says the position is within reach (Connect Four from 14 stones,
@@ -131,11 +133,20 @@ class MCTSAgent(SearchingAgent):
             parent's Q) or "loss" (-1).
         gumbel_actions: how many root actions Gumbel's sequential halving starts with
             (None: 16 with an evaluator's priors, all legal actions with uniform priors).
+        gumbel_c_visit: ``c_visit`` of Gumbel's completed-Q scores (positive; the paper's
+            50).
         batch_size: leaves evaluated per Evaluator call in one search (virtual loss keeps
             them apart); 1 is the sequential search.
         cache_size: positions whose Evaluator output is kept (0: no cache).
         seed: seeds every random choice of the agent.
     """
+
+    #: the exact solver may take all of a move's time but this share, which the search
+    #: keeps: MCTS's moves improve with time, so it keeps more than alpha-beta. On FFO #40-#47
+    #: (solver alone 2-70 s; MCTS alone played a best move on 4, 4 and 5 of 8 at 0.5, 2 and
+    #: 8 s) shares of 0.6-0.7 for the solver gave the most best moves over budgets of 5-120 s
+    #: (benchmarks/results/solver-share.md)
+    search_keeps = 0.4
 
     def __init__(
         self,
@@ -172,14 +183,10 @@ class MCTSAgent(SearchingAgent):
             raise InvalidOptionError(
                 "threads > 1 search more trees of playouts or heuristic evaluations; a "
                 "network's search batches its leaves instead (batch_size)")
-        #: the options resolved per game into a configuration (``AUTO``: the game decides)
-        self.options: dict[str, Any] = dict(
-            selection=selection, rollout=rollout, evaluator=evaluator,
-            implicit_minimax=implicit_minimax, rave=rave, c=AUTO if c is None else c,
-            rave_k=rave_k,
-            prior_visits=prior_visits, progressive_widening=progressive_widening, pw_c=pw_c,
-            pw_alpha=pw_alpha, solver=solver, unvisited_q=unvisited_q,
-            gumbel_actions=gumbel_actions, gumbel_c_visit=gumbel_c_visit, dirichlet=dirichlet)
+        #: the options resolved per game into a configuration (``AUTO``: the game decides);
+        #: MCTSConfig declares them, their defaults and their checks
+        self.options: dict[str, Any] = {**search_options(locals()),
+                                        "c": AUTO if c is None else c}
         config_for(None, self.options)  # every option checked now, not at the first move
         self._default_budget = simulations is None and time_limit is None  # yields to a clock
         self.simulations = DEFAULT_SIMULATIONS if self._default_budget else simulations
@@ -337,15 +344,15 @@ def _check_budget(simulations: Any, time_limit: Any, temperature: Any, batch_siz
                   threads: Any, max_nodes: Any) -> None:
     """InvalidOptionError for a budget or execution option outside its allowed values."""
     if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
-        raise InvalidOptionError(f"simulations={simulations!r}; give a positive integer")
+        raise InvalidOptionError(f"simulations={excerpt(simulations)}; give a positive integer")
     check_time_limit(time_limit, "MCTSAgent")
     if temperature < 0:
-        raise InvalidOptionError(f"temperature={temperature!r}; give T >= 0")
+        raise InvalidOptionError(f"temperature={excerpt(temperature)}; give T >= 0")
     if not isinstance(batch_size, int) or batch_size < 1:
-        raise InvalidOptionError(f"batch_size={batch_size!r}; give a positive integer")
+        raise InvalidOptionError(f"batch_size={excerpt(batch_size)}; give a positive integer")
     if not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
-        raise InvalidOptionError(f"threads={threads!r}; give an integer in 1..{MAX_THREADS}")
+        raise InvalidOptionError(f"threads={excerpt(threads)}; give an integer in 1..{MAX_THREADS}")
     if not isinstance(max_nodes, int) or not MIN_MAX_NODES <= max_nodes <= MAX_MAX_NODES:
         raise InvalidOptionError(
-            f"max_nodes={max_nodes!r}; give an integer in {MIN_MAX_NODES}..{MAX_MAX_NODES} "
+            f"max_nodes={excerpt(max_nodes)}; give an integer in {MIN_MAX_NODES}..{MAX_MAX_NODES} "
             "(a node takes 76 bytes)")

@@ -3,13 +3,15 @@ trees at once), their leaves are valued by one :class:`~boardzoo.wrappers.model.
 call, and the results are backed up, all with the same selection, expansion and backup rules
 as the compiled loop (:mod:`boardzoo.agents.mcts.rules`).
 
-A round has three steps; on boardzoo's games the first and the last run compiled over every
-tree at once, so Python only hands the batch of leaves to the evaluator and back:
+A round has three steps; on boardzoo's games the first and the last are one compiled call
+each over every tree at once, so Python only hands the batch of leaves to the evaluator and
+back (a round's fixed cost is what a search of one tree, one leaf per round, pays most):
 
 1. ``descend_trees``: in each tree, up to ``leaves`` descents from the root to a leaf,
    playing the moves on a copy of the root state. A finished game or a proven node is
    backed up at once; a new leaf is marked ``PENDING`` and gets a *virtual loss* on its path
    (one visit and a loss for every mover on it), so the next descent prefers another line;
+   its side to move, legal mask and observation planes are written beside its state;
 2. the batch of pending leaves is evaluated in one call (positions seen before come from a
    cache keyed by the state's bytes);
 3. ``finish_leaves``: the virtual loss is taken back, each leaf expanded with the softmax of
@@ -75,21 +77,34 @@ PENDING = -2  # FIRST of a leaf whose evaluation is in flight
 
 
 class Leaves(NamedTuple):
-    """The pending leaves of a round: their states, and the tree and node of each."""
+    """The pending leaves of a round, row ``k`` for the k-th: its state, tree and node, the
+    side to move, the legal mask ``[A]`` and the observation planes (on a game without an
+    observation kernel, or through a generic model, the planes are made in Python)."""
 
     states: np.ndarray
     tree: np.ndarray
     node: np.ndarray
-
-
-class Evaluated(NamedTuple):
-    """The evaluated leaves of a round (the first ``count`` rows of ``Leaves``): the side to
-    move at each, its legal mask ``[A]``, priors ``[A]`` and seat 0's value."""
-
     to_play: np.ndarray
     masks: np.ndarray
-    priors: np.ndarray
-    values0: np.ndarray
+    planes: np.ndarray
+
+    @classmethod
+    def room_for(cls, count: int, model: Any, roots: np.ndarray) -> Leaves:
+        """Rows for ``count`` leaves of ``model``'s game (states shaped like ``roots``')."""
+        planes = (model.game.planes_shape if isinstance(model, GameModel)
+                      and model.game.kernels.observe is not None else (0,))
+        return cls(np.empty((count, *roots.shape[1:]), roots.dtype), np.zeros(count, np.int64),
+                   np.zeros(count, np.int64), np.zeros(count, np.int64),
+                   np.zeros((count, model.num_actions), np.bool_),
+                   np.zeros((count, *planes), np.float32))
+
+
+class Evaluations(NamedTuple):
+    """The evaluator's answers for a round's leaves: logits ``[leaves, A]`` (read where
+    legal) and values from each side to move's view."""
+
+    logits: np.ndarray
+    values: np.ndarray
 
 
 class Round(NamedTuple):
@@ -122,10 +137,11 @@ def descend_trees(tag, trees, cfg, roots, plan, targets, done, full, out):
     """Step 1 on a boardzoo game for every tree ``b`` still short of ``targets[b]``
     simulations (counted in ``done``): its new pending leaves written to ``out``, finished
     games and proven nodes backed up at once; a tree with no room left for an expansion is
-    marked ``full``. Returns the number of leaves."""
+    marked ``full``. Returns (leaves, simulations backed
+    up without an evaluation)."""
     path = np.empty(MAX_TREE_DEPTH, np.int64)
     no_trace = np.empty((2, 0), np.int64)
-    count = 0
+    count, settled_count = 0, 0
     for b in range(roots.shape[0]):
         ints, floats, meta = trees.ints[b], trees.floats[b], trees.meta[b]
         if full[b] or done[b] >= targets[b] or _root_proven(cfg, ints):
@@ -146,15 +162,27 @@ def descend_trees(tag, trees, cfg, roots, plan, targets, done, full, out):
             if settled:
                 back_up(ints, floats, cfg, path, length, value0, no_trace)
                 done[b] += 1
+                settled_count += 1
                 if new + done[b] >= targets[b] or _root_proven(cfg, ints):
                     break
             elif ints[node, FIRST] != PENDING:  # (PENDING: in this batch already)
                 ints[node, FIRST] = PENDING
                 add_virtual_loss(ints, floats, path, length, 1)
-                out.tree[count], out.node[count] = b, node
+                _describe_leaf(tag, state, out, count, b, node)
                 count += 1
                 new += 1
-    return count
+    return count, settled_count
+
+
+@njit(inline="always")
+def _describe_leaf(tag, state, out, k, tree, node):
+    """Row ``k`` of ``out`` (whose state is ``state``): the leaf's tree and node, side to
+    move, legal mask and observation planes from the side to move's view."""
+    to_play = np.int64(state[TO_PLAY])
+    out.tree[k], out.node[k], out.to_play[k] = tree, node, to_play
+    out.masks[k][:] = False
+    legal_mask(tag, state, out.masks[k])
+    observe(tag, state, to_play, out.planes[k])
 
 
 @njit(cache=True)
@@ -171,38 +199,41 @@ def path_to(ints, node, path):
 
 
 @njit(cache=True)
-def finish_leaves(trees, cfg, leaf_tree, leaf_node, evaluated, done):
+def masked_softmax(logits, mask, out):
+    """``out``: the softmax of ``logits`` over the legal actions (``mask``), 0 elsewhere."""
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] and logits[a] > top:
+            top = logits[a]
+    total = 0.0
+    for a in range(mask.shape[0]):
+        out[a] = np.exp(logits[a] - top) if mask[a] else 0.0
+        total += out[a]
+    out /= total
+
+
+@njit(cache=True)
+def finish_leaves(trees, cfg, leaf_tree, leaf_node, to_play, masks, evaluations, done):
     """Step 3 for the leaves ``leaf_node[k]`` of trees ``leaf_tree[k]``, one per row of
-    ``evaluated``."""
+    ``evaluations``: priors the softmax of the logits over ``masks[k]``, the value turned
+    from ``to_play[k]``'s view to seat 0's."""
     path = np.empty(MAX_TREE_DEPTH, np.int64)
-    no_values = np.zeros(evaluated.masks.shape[1])
-    for k in range(evaluated.masks.shape[0]):
+    priors = np.zeros(masks.shape[1])
+    no_values = np.zeros(masks.shape[1])
+    for k in range(evaluations.values.shape[0]):
         b, node = leaf_tree[k], leaf_node[k]
         ints, floats = trees.ints[b], trees.floats[b]
         length = path_to(ints, node, path)
         add_virtual_loss(ints, floats, path, length, -1)
         ints[node, FIRST] = -1
-        expand(ints, floats, trees.meta[b], node, evaluated.to_play[k], evaluated.masks[k],
-               evaluated.priors[k], no_values, 0.0, cfg.tie_salt)
-        backup(ints, floats, path, length, evaluated.values0[k])
+        masked_softmax(evaluations.logits[k], masks[k], priors)
+        expand(ints, floats, trees.meta[b], node, to_play[k], masks[k], priors, no_values, 0.0,
+               cfg.tie_salt)
+        value = evaluations.values[k]
+        backup(ints, floats, path, length, value if to_play[k] == 0 else -value)
         if cfg.solver:
             propagate_proof(ints, path, length)
         done[b] += 1
-
-
-@game_function("the batched search's legal moves")
-def legal_masks(tag, states, count, out):
-    """The legal masks of the first ``count`` states."""
-    for k in range(count):
-        legal_mask(tag, states[k], out[k])
-
-
-@game_function("the batched search's observations")
-def observations(tag, states, rows, out):
-    """The observation planes of ``states[rows]`` from each side to move's view."""
-    for j in range(rows.shape[0]):
-        state = states[rows[j]]
-        observe(tag, state, np.int64(state[TO_PLAY]), out[j])
 
 
 # --------------------------------------------------------------------- the trees
@@ -268,7 +299,7 @@ class _OneTree:
 
 # ----------------------------------------------------------------- evaluations
 class EvaluationCache:
-    """Least-recently-used map from a position's bytes to its (priors ``[A]``, value from
+    """Least-recently-used map from a position's bytes to its (logits ``[A]``, value from
     the side to move's view). ``hits``/``misses`` count lookups since the last ``clear``."""
 
     def __init__(self, capacity: int = 1 << 18):
@@ -285,8 +316,8 @@ class EvaluationCache:
             self._entries.move_to_end(key)
         return entry
 
-    def put(self, key: bytes, priors: np.ndarray, value: float) -> None:
-        self._entries[key] = (priors, value)
+    def put(self, key: bytes, logits: np.ndarray, value: float) -> None:
+        self._entries[key] = (logits, value)
         if len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
 
@@ -313,14 +344,6 @@ class BatchStats:
         """What was done after ``earlier`` (a copy of these statistics taken then)."""
         return BatchStats(*(getattr(self, f.name) - getattr(earlier, f.name)
                             for f in dataclasses.fields(self)))
-
-
-def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Row-wise softmax over the legal actions (float64 ``[B, A]``, zeros where illegal)."""
-    z = np.where(masks, logits.astype(np.float64), -np.inf)
-    z -= z.max(axis=-1, keepdims=True)
-    p = np.exp(z)
-    return p / p.sum(axis=-1, keepdims=True)
 
 
 class BatchedSearch:
@@ -358,96 +381,88 @@ class BatchedSearch:
         passes."""
         full = np.zeros(len(targets), np.bool_)
         plan = Round(int(leaves), int(forced_child), int(model.num_actions))
-        capacity = len(targets) * plan.leaves
-        out = Leaves(np.empty((capacity, *roots.shape[1:]), roots.dtype),
-                     np.zeros(capacity, np.int64), np.zeros(capacity, np.int64))
+        out = Leaves.room_for(len(targets) * plan.leaves, model, roots)
         tag = game_tag(model.game) if isinstance(model, GameModel) else None
+        before = int(done.sum())
         while not deadline or monotonic() <= deadline:
             trees.reserve(plan.leaves * plan.num_actions + 1)  # as far as max_nodes allows
             arrays = trees.arrays
-            running = (done < targets) & ~full
-            if cfg.solver:
-                running &= arrays.ints[:, 0, PROVEN] == UNKNOWN
-            if not running.any():
-                break
-            before = int(done.sum())
             if tag is not None:
-                count = descend_trees(tag, arrays, cfg, roots, plan, targets, done, full, out)
+                count, settled = descend_trees(tag, arrays, cfg, roots, plan, targets, done,
+                                               full, out)
             else:
-                count = _descend_generic(arrays, cfg, model, roots, plan, targets, done, full,
-                                         out)
+                count, settled = _descend_generic(arrays, cfg, model, roots, plan, targets,
+                                                  done, full, out)
+            if not count and not settled:  # every tree done, proven or full
+                break
             if count:
-                evaluated = self._evaluate(tag, model, out.states[:count])
-                finish_leaves(arrays, cfg, out.tree, out.node, evaluated, done)
-            self.stats.simulations += int(done.sum()) - before
+                evaluations = self._evaluate(tag, model, out, count)
+                finish_leaves(arrays, cfg, out.tree, out.node, out.to_play, out.masks,
+                              evaluations, done)
+        self.stats.simulations += int(done.sum()) - before
         return full
 
-    def _evaluate(self, tag: Any, model: Any, states: np.ndarray) -> Evaluated:
-        """The leaves' masks, priors and values (from the cache where possible, one
-        evaluator call for the rest)."""
-        count = len(states)
-        masks = np.zeros((count, model.num_actions), np.bool_)
-        if tag is not None:
-            legal_masks(tag, states, count, masks)
-            to_play = states[:, TO_PLAY].astype(np.int64)
-        else:
-            masks[:] = [model.legal_mask(state) for state in states]
-            to_play = np.array([model.to_play(state) for state in states], np.int64)
-        priors = np.zeros(masks.shape)
+    def _evaluate(self, tag: Any, model: Any, out: Leaves, count: int) -> Evaluations:
+        """The first ``count`` leaves' logits and values (from the cache where possible,
+        one evaluator call for the rest)."""
+        if self.cache is None or tag is None:
+            return self._call_evaluator(tag, model, out, np.arange(count))
+        logits = np.zeros((count, model.num_actions))
         values = np.zeros(count)
-        keys: list[bytes | None] = [None] * count
+        keys = [out.states[k].tobytes() for k in range(count)]
         missing = []
-        for k in range(count):
-            if self.cache is not None and tag is not None:
-                key = keys[k] = states[k].tobytes()
-                hit = self.cache.get(key)
-                if hit is not None:
-                    priors[k], values[k] = hit
-                    self.stats.cache_hits += 1
-                    continue
-            missing.append(k)
+        for k, key in enumerate(keys):
+            hit = self.cache.get(key)
+            if hit is None:
+                missing.append(k)
+            else:
+                logits[k], values[k] = hit
+                self.stats.cache_hits += 1
         if missing:
             rows = np.asarray(missing, np.int64)
-            planes = self._observations(tag, model, states, rows)
-            start = monotonic()
-            logits, raw_values = self.evaluator(planes, masks[rows])
-            self.stats.network_seconds += monotonic() - start
-            self.stats.calls += 1
-            self.stats.evaluations += len(rows)
-            new_priors = masked_softmax(np.asarray(logits), masks[rows])
-            raw_values = np.asarray(raw_values, dtype=np.float64).reshape(-1)
-            priors[rows], values[rows] = new_priors, raw_values
-            if self.cache is not None and tag is not None:
-                for j, k in enumerate(missing):
-                    self.cache.put(keys[k], new_priors[j], float(raw_values[j]))  # type: ignore[arg-type]
-        return Evaluated(to_play, masks, priors, np.where(to_play == 0, values, -values))
+            new = self._call_evaluator(tag, model, out, rows)
+            logits[rows], values[rows] = new
+            for j, k in enumerate(missing):
+                self.cache.put(keys[k], new.logits[j], float(new.values[j]))
+        return Evaluations(logits, values)
+
+    def _call_evaluator(self, tag: Any, model: Any, out: Leaves, rows: np.ndarray) -> Evaluations:
+        """One evaluator call for the leaves ``rows`` (float64 logits and values, contiguous
+        whatever the evaluator returns)."""
+        planes = self._observations(tag, model, out, rows)
+        start = monotonic()
+        logits, values = self.evaluator(planes, out.masks[rows])
+        self.stats.network_seconds += monotonic() - start
+        self.stats.calls += 1
+        self.stats.evaluations += len(rows)
+        return Evaluations(np.ascontiguousarray(logits, np.float64),  # one compiled signature
+                           np.ascontiguousarray(values, np.float64).reshape(-1))
 
     @staticmethod
-    def _observations(tag: Any, model: Any, states: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The network's input planes of ``states[rows]`` (compiled where the game has an
-        observation kernel)."""
+    def _observations(tag: Any, model: Any, out: Leaves, rows: np.ndarray) -> np.ndarray:
+        """The network's input planes of the leaves ``rows`` (made by the compiled descent
+        where the game has an observation kernel)."""
         if tag is not None and model.game.kernels.observe is not None:
-            planes = np.empty((len(rows), *model.game.planes_shape), np.float32)
-            observations(tag, states, rows, planes)
-            return planes
-        return np.stack([model.observe(states[k]) for k in rows])
+            return out.planes[rows]
+        return np.stack([model.observe(out.states[k]) for k in rows])
 
 
 def _descend_generic(arrays: TreeArrays, cfg: Any, model: Any, roots: np.ndarray, plan: Round,
                      targets: np.ndarray, done: np.ndarray, full: np.ndarray,
-                     out: Leaves) -> int:
+                     out: Leaves) -> tuple[int, int]:
     """Step 1 through the model (any PettingZoo env), for one tree: the compiled descent's
-    logic, with the model's ``step`` and ``returns`` in place of the kernels."""
+    logic, with the model's ``step``, ``returns``, ``to_play`` and ``legal_mask`` in place
+    of the kernels."""
     ints, floats, meta = arrays.ints[0], arrays.floats[0], arrays.meta[0]
     if full[0] or done[0] >= targets[0] or _root_proven(cfg, ints):
-        return 0
+        return 0, 0
     room = (int(meta[CAPACITY]) - int(meta[SIZE])) // plan.num_actions
     if room < 1:
         full[0] = True
-        return 0
+        return 0, 0
     path = np.empty(MAX_TREE_DEPTH, np.int64)
     wanted = min(plan.leaves, room, int(targets[0] - done[0]))
-    count, attempts = 0, 0
+    count, settled, attempts = 0, 0, 0
     while count < wanted and attempts < 2 * wanted + 2:
         attempts += 1
         state, node, length = roots[0], 0, 1
@@ -473,14 +488,17 @@ def _descend_generic(arrays: TreeArrays, cfg: Any, model: Any, roots: np.ndarray
             if cfg.solver:
                 propagate_proof(ints, path, length)
             done[0] += 1
+            settled += 1
             if count + done[0] >= targets[0] or _root_proven(cfg, ints):
                 break
         elif ints[node, FIRST] != PENDING:
             ints[node, FIRST] = PENDING
             add_virtual_loss(ints, floats, path, length, 1)
             out.states[count], out.tree[count], out.node[count] = state, 0, node
+            out.to_play[count] = model.to_play(state)
+            out.masks[count] = model.legal_mask(state)
             count += 1
-    return count
+    return count, settled
 
 
 def roots_array(model: Any, roots: list[Any]) -> np.ndarray:

@@ -26,10 +26,10 @@ from boardzoo.agents.mcts.rules import (
     UCT,
     SearchConfig,
 )
-from boardzoo.errors import InvalidOptionError
+from boardzoo.errors import InvalidOptionError, excerpt
 from boardzoo.wrappers.model import Evaluator
 
-__all__ = ["AUTO", "MCTSConfig", "STRATEGY", "config_for"]
+__all__ = ["AUTO", "MCTSConfig", "SEARCH_OPTIONS", "STRATEGY", "config_for", "search_options"]
 
 #: an option left to the game's recommendation
 AUTO = "auto"
@@ -90,6 +90,17 @@ class MCTSConfig:
             return self.gumbel_actions
         return 16 if self.evaluator is not None else 1 << 30
 
+    @property
+    def reads_priors(self) -> bool:
+        """Whether the search reads the game's move priors (or the heuristic values that come
+        with them): PUCT and Gumbel, progressive widening, RAVE's prior visits, implicit
+        minimax, and a search with the knowledge's playouts, whose first tries at a node
+        follow the priors (Gomoku's blocks and wins first). Plain UCT with the game's own
+        random playouts uses no knowledge: its priors are uniform (children tried in random
+        order), and no game's prior kernel is computed (Go's reads ladders)."""
+        return (self.selection != "uct" or self.progressive_widening or self.rollout != "random"
+                or (self.rave and self.prior_visits > 0) or self.implicit_minimax > 0)
+
     def replace(self, **changes: Any) -> MCTSConfig:
         return dataclasses.replace(self, **changes)
 
@@ -114,6 +125,17 @@ class MCTSConfig:
             implicit_minimax=float(self.implicit_minimax),
             prior_visits=float(self.prior_visits),
         ).typed()
+
+
+#: the search options, MCTSConfig's fields: the keywords of the same names of
+#: :class:`~boardzoo.agents.MCTSAgent` (and of AlphaZeroAgent, those it lets users set)
+SEARCH_OPTIONS = tuple(field.name for field in dataclasses.fields(MCTSConfig))
+
+
+def search_options(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The search options among a call's ``arguments`` (an agent's ``locals()`` in its
+    ``__init__``), as given: what :func:`config_for` resolves per game."""
+    return {name: arguments[name] for name in SEARCH_OPTIONS}
 
 
 def config_for(knowledge: Any, options: Mapping[str, Any]) -> MCTSConfig:
@@ -159,7 +181,13 @@ def _check(config: MCTSConfig) -> None:
         _positive("rave_k", config.rave_k),
         _number("prior_visits", config.prior_visits, 0.0, math.inf,
                 "a number of virtual visits, 0 or more"),
+        _flag("progressive_widening", config.progressive_widening),
+        _positive("pw_c", config.pw_c),
+        _number("pw_alpha", config.pw_alpha, 0.0, 1.0, "alpha in [0, 1]"),
+        _flag("solver", config.solver),
         _unvisited_q_problem(config.unvisited_q),
+        _gumbel_actions_problem(config.gumbel_actions),
+        _positive("gumbel_c_visit", config.gumbel_c_visit),
         _dirichlet_problem(config.dirichlet),
     ) if problem]
     if problems:
@@ -169,25 +197,25 @@ def _check(config: MCTSConfig) -> None:
 def _choice(name: str, value: Any, allowed: Any) -> str | None:
     if value in allowed:
         return None
-    return f"{name}={value!r}; use 'auto' or one of {sorted(allowed)}"
+    return f"{name}={excerpt(value)}; use 'auto' or one of {sorted(allowed)}"
 
 
 def _flag(name: str, value: Any) -> str | None:
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return None
-    return f"{name}={value!r}; use True, False or 'auto'"
+    return f"{name}={excerpt(value)}; use True, False or 'auto'"
 
 
 def _number(name: str, value: Any, low: float, high: float, allowed: str) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high:
         return None
-    return f"{name}={value!r}; give 'auto' or {allowed}"
+    return f"{name}={excerpt(value)}; give 'auto' or {allowed}"
 
 
 def _positive(name: str, value: Any) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf:
         return None
-    return f"{name}={value!r}; give 'auto' or a positive number"
+    return f"{name}={excerpt(value)}; give 'auto' or a positive number"
 
 
 def _evaluator_problem(evaluator: Any) -> str | None:
@@ -200,7 +228,13 @@ def _evaluator_problem(evaluator: Any) -> str | None:
 def _unvisited_q_problem(value: Any) -> str | None:
     if isinstance(value, (int, float)) or value in ("parent", "loss"):
         return None
-    return f"unvisited_q={value!r}; give a number, 'parent' or 'loss'"
+    return f"unvisited_q={excerpt(value)}; give a number, 'parent' or 'loss'"
+
+
+def _gumbel_actions_problem(value: Any) -> str | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+        return None
+    return f"gumbel_actions={value!r}; give None or a positive integer"
 
 
 def _dirichlet_problem(value: Any) -> str | None:
@@ -212,4 +246,4 @@ def _dirichlet_problem(value: Any) -> str | None:
             return None
     except (TypeError, ValueError):
         pass
-    return f"dirichlet={value!r}; give (epsilon in [0, 1], alpha > 0)"
+    return f"dirichlet={excerpt(value)}; give (epsilon in [0, 1], alpha > 0)"

@@ -30,14 +30,17 @@ SEAT0_RETURN = np.array([0.0, 1.0, -1.0, 0.0])  # by outcome code
 PRIOR_TEMPERATURE = 0.1  # on the [-1, 1] value scale; 0.05-0.5 tried on Othello
 
 
-def search_tag(game: Any, rollout: str, evaluator: Any, rave: bool) -> tuple:
+def search_tag(game: Any, rollout: str, evaluator: Any, rave: bool,
+               reads_priors: bool = True) -> tuple:
     """The tag of a search of ``game`` whose leaves are the heuristic evaluation
     (``evaluator == "heuristic"``) or playouts (``rollout``: "random", the game's own, or
     "heuristic", the knowledge's policy; traced under ``rave``), and whose priors are the
-    evaluation's softmax, the knowledge's move priors where the game has them, or uniform.
-    Every selection reads the priors: a node's children are tried in prior order
-    (:func:`~boardzoo.agents.mcts.rules.expand`). InvalidOptionError where the game lacks
-    what the variant needs."""
+    evaluation's softmax, the knowledge's move priors where the game has them and the
+    search ``reads_priors`` (:attr:`~boardzoo.agents.mcts.config.MCTSConfig.reads_priors`),
+    or uniform: a node's children are tried in prior order, equal priors shuffled
+    (:func:`~boardzoo.agents.mcts.rules.expand`), so a search that reads nothing else of
+    them (plain UCT) pays for no prior kernel. InvalidOptionError where the game lacks what
+    the variant needs."""
     knowledge = game.knowledge
     if evaluator == "heuristic":
         if knowledge is None or knowledge.evaluate_kernel is None:
@@ -46,7 +49,7 @@ def search_tag(game: Any, rollout: str, evaluator: Any, rave: bool) -> tuple:
     else:
         leaf = rollout + ("_traced" if rave else "")
         has_priors = knowledge is not None and knowledge.prior_kernel is not None
-        priors = "game" if has_priors else "uniform"
+        priors = "game" if has_priors and reads_priors else "uniform"
         if rave and _traced_playout(type(game), rollout) is None:
             raise InvalidOptionError(f"rave=True needs move traces from {game.name}'s playouts")
     return game_tag(game, leaf=leaf, priors=priors)

@@ -227,12 +227,11 @@ def completed_q(ints, floats, node, cfg, count):
 def expand(ints, floats, meta, node, to_move, mask, priors, values, amaf_visits, salt):
     """Create one child per legal action of ``node`` (``mask``), with ``priors`` and heuristic
     ``values`` (mover's view, the children's first implicit minimax values, and their
-    ``amaf_visits`` virtual AMAF visits; per action, ignored where illegal), sorted by prior,
-    equal priors in a pseudo-random order (:func:`_tie_break`, keyed by ``salt``, the node
-    and the action): selection tries unvisited children in that order, so no action is
-    favoured for its number (in action order, UCT's replies below a node with fewer visits
-    than children were always the first actions: a Gomoku search only ever answered on the
-    top rows). Returns False when the tree has no room."""
+    ``amaf_visits`` virtual AMAF visits; per action, ignored where illegal), in the order
+    of :func:`_order_children`: selection tries unvisited children in that order, so no
+    action is favoured for its number (in action order, UCT's replies below a node with
+    fewer visits than children were always the first actions: a Gomoku search only ever
+    answered on the top rows). Returns False when the tree has no room."""
     count = 0
     for a in range(mask.shape[0]):
         count += mask[a]
@@ -244,10 +243,9 @@ def expand(ints, floats, meta, node, to_move, mask, priors, values, amaf_visits,
         ints[node, MOVER] = 1 - to_move
     ints[node, FIRST] = first
     ints[node, COUNT] = count
-    order = _actions_by_prior(mask, priors, count, np.uint64(node), salt)
-    for k in range(count):
-        a = order[k]
-        row = first + k
+    _order_children(ints, floats, first, mask, priors, np.uint64(node), salt)
+    for row in range(first, first + count):
+        a = ints[row, ACTION]
         ints[row, :] = 0
         floats[row, :] = 0.0
         ints[row, PARENT] = node
@@ -263,36 +261,71 @@ def expand(ints, floats, meta, node, to_move, mask, priors, values, amaf_visits,
 
 
 @njit(cache=True, inline="always")
-def _actions_by_prior(mask, priors, count, node, salt):
-    """The legal actions (``mask``) by prior, descending; equal priors in :func:`_tie_break`
-    order. An insertion sort as the actions come: no row is written twice and nothing but
-    the two small arrays is allocated (the search's expansions are its hottest path)."""
-    keys = np.empty(count)
-    order = np.empty(count, np.int64)
-    k = 0
+def _order_children(ints, floats, first, mask, priors, node, salt):
+    """Write the legal actions (``mask``) into the ACTION column of rows ``first``.. by prior,
+    descending, equal priors in a pseudo-random order keyed by the search's ``salt``, the
+    parent row ``node`` and nothing else, so that a tree searched alone or among many (a
+    batched search) orders them alike. Equal priors throughout (uniform: UCT, a uniform
+    evaluator) are shuffled; otherwise the actions are insertion-sorted by prior, ties by
+    :func:`_tie_break` (the expansions are the search's hottest path: nothing is allocated,
+    and the sort, the slow part at 81 children, runs only where priors differ)."""
+    count = 0
+    equal = True
     for a in range(mask.shape[0]):
-        if not mask[a]:
-            continue
+        if mask[a]:
+            ints[first + count, ACTION] = a
+            equal = equal and priors[a] == priors[ints[first, ACTION]]
+            count += 1
+    if equal:
+        _shuffle(ints, first, count, _tie_hash(salt, node, np.uint64(0)))
+    else:
+        _sort_by_prior(ints, floats, first, count, priors, node, salt)
+
+
+@njit(cache=True, inline="always")
+def _shuffle(ints, first, count, x):
+    """Fisher-Yates shuffle of the ACTION column of rows ``first .. first + count``, drawing
+    from a xorshift stream seeded with ``x`` (non-zero)."""
+    for i in range(count - 1, 0, -1):
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+        j = first + np.int64(((x >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        row = first + i
+        ints[row, ACTION], ints[j, ACTION] = ints[j, ACTION], ints[row, ACTION]
+
+
+@njit(cache=True, inline="always")
+def _sort_by_prior(ints, floats, first, count, priors, node, salt):
+    """Insertion sort of the ACTION column of rows ``first .. first + count`` by prior,
+    descending, equal priors by :func:`_tie_break` (the PRIOR column holds the keys)."""
+    for k in range(count):
+        a = ints[first + k, ACTION]
         key = priors[a] + 1e-9 * _tie_break(salt, node, a)
-        j = k
-        while j > 0 and keys[j - 1] < key:
-            keys[j] = keys[j - 1]
-            order[j] = order[j - 1]
+        j = first + k
+        while j > first and floats[j - 1, PRIOR] < key:
+            floats[j, PRIOR] = floats[j - 1, PRIOR]
+            ints[j, ACTION] = ints[j - 1, ACTION]
             j -= 1
-        keys[j] = key
-        order[j] = a
-        k += 1
-    return order
+        floats[j, PRIOR] = key
+        ints[j, ACTION] = a
+
+
+@njit(cache=True, inline="always")
+def _tie_hash(salt, node, action):
+    """A hash of the search's ``salt``, the parent row and an action (never zero)."""
+    mixed = scramble(np.uint64(salt) ^ scramble(node * np.uint64(0x9E3779B97F4A7C15)
+                                                ^ np.uint64(action)))
+    return mixed | np.uint64(1)
 
 
 @njit(cache=True, inline="always")
 def _tie_break(salt, node, action):
-    """A pseudo-random number in [0, 1) for a child: a hash of the search's ``salt``, the
-    parent row and the action. Unlike a draw from a random stream it depends on nothing
-    else, so a tree searched alone or among many (a batched search) breaks ties alike."""
-    mixed = scramble(np.uint64(salt) ^ scramble(node * np.uint64(0x9E3779B97F4A7C15)
-                                                ^ np.uint64(action)))
-    return np.float64(mixed >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    """A pseudo-random number in [0, 1) for a child (:func:`_tie_hash`). Unlike a draw from
+    a random stream it depends on nothing else, so a tree searched alone or among many
+    breaks ties alike."""
+    return np.float64(_tie_hash(salt, node, action) >> np.uint64(11)) * (
+        1.0 / 9007199254740992.0)
 
 
 @njit(cache=True, inline="always")

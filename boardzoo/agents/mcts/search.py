@@ -207,7 +207,8 @@ class MCTS:
         if not isinstance(model, GameModel):
             return self._generic(model, root)
         config, num_actions = self.config, model.num_actions
-        tag = search_tag(model.game, config.rollout, config.evaluator, config.rave)
+        tag = search_tag(model.game, config.rollout, config.evaluator, config.rave,
+                         config.reads_priors)
         _warm_up(tag, self.compiled_config, model.game.initial_state(), num_actions)
 
         def compiled_over(tree: Tree, rng: np.ndarray) -> Simulate:

@@ -9,7 +9,10 @@ the legality test and Tromp-Taylor ownership):
 - :mod:`.ladders`: ladder reading;
 - :mod:`.patterns`: 3x3 patterns, neighbourhood codes and canonical pattern keys;
 - :mod:`.playouts`: the capture/atari-aware playout policy and its optional steps;
-- :mod:`.priors`: move priors (hand-set or with learned pattern logits).
+- :mod:`.priors`: move priors (hand-set or with learned pattern logits);
+- :mod:`.scoring`: the final score with dead stones removed, as every front-end reports it;
+- :mod:`.move_rules`: what a Go player does whatever its search says (pass when passing
+  wins, never fill an own eye, the clean-up phase), applied by every searching agent.
 
 :data:`KNOWLEDGE` bundles the defaults with the evidence for them; the names below are the
 package's public ones.
@@ -29,6 +32,7 @@ from boardzoo.knowledge.go.evaluation import (
     score_playout_value,
 )
 from boardzoo.knowledge.go.ladders import ladder_atari_captures, ladder_escape_fails
+from boardzoo.knowledge.go.move_rules import MOVE_RULES, cleanup_move, passing_wins
 from boardzoo.knowledge.go.patterns import (
     PATTERN_TABLE,
     PATTERNS_3X3,
@@ -72,6 +76,7 @@ from boardzoo.knowledge.go.priors import (
     make_learned_prior_kernel,
     prior_kernel,
 )
+from boardzoo.knowledge.go.scoring import FinalScore, final_score, final_text, result_text
 
 __all__ = [
     "KNOWLEDGE",
@@ -122,6 +127,13 @@ __all__ = [
     "ladder_move_logits",
     "load_pattern_logits",
     "make_learned_prior_kernel",
+    "FinalScore",
+    "final_score",
+    "final_text",
+    "result_text",
+    "MOVE_RULES",
+    "passing_wins",
+    "cleanup_move",
 ]
 
 #: what search knows about this game (declared on the Game as its ``knowledge``); the
@@ -133,6 +145,8 @@ KNOWLEDGE = Knowledge(
     playout_kernel=ladder_playout_kernel,
     playout_trace_kernel=ladder_playout_trace_kernel,
     prior_kernel=ladder_prior_kernel,
+    move_rules=MOVE_RULES,
+    result_text=final_text,
     search_defaults=SearchDefaults(
         rollout="heuristic",
         rave=True,

@@ -33,7 +33,7 @@ search prefers the bigger of two equally sure wins. Not a default: against GNU G
 move; benchmarks/results/go-strength.md).
 
 Ownership (:func:`ownership_estimate_kernel`): who owns each point at the end, averaged over
-heuristic playouts, for the dead stones of :mod:`boardzoo.gtp.engine`.
+heuristic playouts, for the dead stones of :mod:`boardzoo.knowledge.go.scoring`.
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def ownership_estimate_kernel(state, rng, playouts, out):
     ``out`` (float, ``[N*N]``, action order) gets the mean final Tromp-Taylor owner, +1
     Black ... -1 White. Returns the mean final area score from Black's view, komi included.
     Dead stones are those whose points end mostly owned by the opponent (what
-    :mod:`boardzoo.gtp.engine` reports for final_score/final_status_list)."""
+    :mod:`boardzoo.knowledge.go.scoring` removes before the final score)."""
     scratch = np.empty_like(state)
     owner = np.empty(out.shape[0])
     out[:] = 0.0

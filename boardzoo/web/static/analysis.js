@@ -36,6 +36,13 @@ const signed = (value) => `${value >= 0 ? "+" : ""}${value.toFixed(2)}`;
 
 // [header, cell(move), class] columns and a summary for one analysis of an agent kind
 function layout(info, a, game) {
+  if (a.engine === "rule") {  // chosen by the game's rules of play, before any search
+    return {
+      columns: [["move", (m) => m.move]],
+      summary: "no search: the game's rules of play choose this move (Go: after the " +
+        "opponent's pass, a pass that wins as the board is scored)",
+    };
+  }
   if (a.engine === "solver" || (a.unit === "exact" && info.values === "score")) {
     const how = a.engine === "solver" ? "the game's exact solver proves"
       : "searched to the end of the game, it proves";
@@ -87,8 +94,11 @@ export function renderAnalysis(view, a) {
     return clearTable(body);
   }
   if (!a) {
-    $("summary").textContent = view.thinking ? "The search has not reported yet…"
-      : "The agent's search appears here while it thinks.";
+    $("summary").textContent = !view.thinking ? "The agent's search appears here while it thinks."
+      : solverFirst(info, view.game) ? "The game's exact solver goes first when it estimates " +
+        "it can solve this position in the move's time (up to half of it for MCTS, 90% for " +
+        "alpha-beta), and shows nothing until it is done; the search shows here once it starts."
+      : "The search has not reported yet…";
     return clearTable(body);
   }
   const { columns, summary } = layout(info, a, view.game.name);
@@ -111,6 +121,12 @@ export function renderAnalysis(view, a) {
     score: "Scores are the side to move's in the searched position.",
     policy: "Probabilities over the legal moves (the policy's output, renormalised).",
   }[info.values] || "";
+}
+
+// whether the agent tries the game's exact solver before its search reports anything
+function solverFirst(info, game) {
+  const off = info.settings.some(([key, value]) => key === "exact_solver" && value === "false");
+  return game.exact_solver && (info.name === "alphabeta" || info.name === "mcts") && !off;
 }
 
 function clearTable(body) {

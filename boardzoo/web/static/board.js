@@ -216,8 +216,11 @@ function drawHeat(svg, board, analysis, centre) {
                                   height: CELL - 6, rx: 8,
                                   fill: `rgba(255, 120, 20, ${0.7 * share})` }));
     if (share >= 0.2) {
-      const text = n >= 10000 ? `${Math.round(n / 1000)}k` : String(n);
-      heat.appendChild(el("text", { x, y: y + CELL * 0.36, class: "heat-count" }, text));
+      // at most three characters, as large as a cell holds them: readable on a phone's
+      // 15x15 board too (the drawing is scaled to the screen)
+      const text = n >= 1000 ? `${Math.min(999, Math.round(n / 1000))}k` : String(n);
+      heat.appendChild(el("text", { x, y: y + CELL * 0.17, class: "heat-count",
+                                    "font-size": CELL * 0.45 }, text));
     }
   });
   svg.appendChild(heat);

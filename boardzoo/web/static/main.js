@@ -192,10 +192,17 @@ function renderStatus(v) {
   if (v.result) text = "The game is over.";
   else if (v.board.to_play === you) text = `Your move (${sideName(v.game, you)}).`;
   else if (!v.warm) {
-    text = "The agent is warming up: building its compiled search (once per game and agent " +
-      "kind). “Move now” plays a quick move meanwhile.";
+    const what = v.compiling ? ` (${v.compiling})` : "";
+    text = `The agent is warming up: building its compiled search${what}, once per game and ` +
+      "agent kind. “Move now” plays a quick move meanwhile.";
   } else text = `The agent (${sideName(v.game, 1 - you)}) is thinking…`;
-  $("status").textContent = [text, counts(v)].filter(Boolean).join("  ·  ");
+  const phrases = [text, counts(v)].filter(Boolean).map((phrase) => {
+    const span = document.createElement("span");
+    span.className = "phrase";
+    span.textContent = phrase;
+    return span;
+  });
+  $("status").replaceChildren(...phrases.flatMap((p, k) => (k ? [" · ", p] : [p])));
   $("status").dataset.state = v.result ? "over" : v.board.to_play === you ? "you" : "agent";
 }
 

@@ -1,0 +1,149 @@
+"""The one adapter behind the ``pettingzoo.classic`` drop-ins: a :class:`BoardGameEnv` that
+speaks PettingZoo's classic dialect, and PettingZoo's own wrapper chain around it.
+
+What changes against boardzoo's ``*_v0`` envs is only what PettingZoo's classic envs do
+otherwise: their agent names, int8 observation planes, integer rewards, the action mask of
+the selected agent still listing the final position's moves after the end, and illegal
+moves caught by PettingZoo's ``TerminateIllegalWrapper`` (-1 for the mover, as PettingZoo's
+``env()`` does). Every step still runs on the game's compiled kernels, and snapshots,
+``EnvModel`` planning and boardzoo's agents work as on any boardzoo env.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils import wrappers
+
+from boardzoo.envs.aec import BoardGameEnv
+from boardzoo.envs.core import OUTCOME, Game
+
+__all__ = ["ClassicEnv", "wrapped"]
+
+
+class ClassicEnv(BoardGameEnv):
+    """A boardzoo game in the dialect of a ``pettingzoo.classic`` raw env.
+
+    Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's) and :meth:`final_mask`.
+    Observations are int8 planes from the observer's view; rewards are ints per agent (+1
+    win, -1 loss, 0 for a draw and before the end). The raw env raises
+    :class:`~boardzoo.errors.IllegalActionError` on an illegal move (PettingZoo's raw envs
+    assert); :func:`wrapped` ends the game instead.
+    """
+
+    #: dtype of the observation planes (PettingZoo's Connect Four and tic-tac-toe: int8)
+    observation_dtype: ClassVar[type] = np.int8
+
+    def __init__(self, game: Game, render_mode: str | None = None):
+        super().__init__(game, render_mode=render_mode, illegal_action="raise")
+        self.metadata = dict(type(self).metadata)
+        planes = spaces.Box(0, 1, shape=self._planes_shape(), dtype=self.observation_dtype)
+        mask = spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": planes, "action_mask": mask}) for a in self.agent_names
+        }
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """PettingZoo's reset; of ``options`` only boardzoo's "moves" and "position" are read
+        and the rest is ignored, as PettingZoo's classic envs ignore them all."""
+        known = {k: v for k, v in (options or {}).items() if k in ("moves", "position")}
+        super().reset(seed=seed, options=known)
+
+    def _planes_shape(self) -> tuple[int, ...]:
+        return self.game.planes_shape
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """PettingZoo's observation: the planes, and the selected agent's legal moves (after
+        the end those of the final position, :meth:`final_mask`); zeros for the other."""
+        if agent != self.agent_selection:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        else:
+            mask = (self.final_mask() if self._state[OUTCOME] else self._legal()).astype(np.int8)
+        return {"observation": self.planes(agent), "action_mask": mask}
+
+    def planes(self, agent: str) -> np.ndarray:
+        """The observation planes of ``agent`` (int8, the game's planes)."""
+        seat = self.agent_names.index(agent)
+        return self.game.observe(self._state, seat).astype(self.observation_dtype)
+
+    def final_mask(self) -> np.ndarray:
+        """Bool mask of the moves the PettingZoo env still lists once its game is over."""
+        raise NotImplementedError
+
+    def _finish(self, returns: np.ndarray) -> None:
+        """The game is over: integer rewards, as PettingZoo's classic envs give them."""
+        first, second = self.agent_names
+        self.rewards = {first: int(returns[0]), second: int(returns[1])}
+        self.terminations = {first: True, second: True}
+
+
+#: the bookkeeping a learner's loop reads on every ply (``agent_iter``, ``last``)
+_BOOKKEEPING = (
+    "agents",
+    "agent_selection",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+)
+
+
+def _read_through(name: str, holder: str = "_raw") -> property:
+    """A wrapper attribute that is the raw env's ``name``, read (in C, by ``attrgetter``)
+    from the wrapper's attribute ``holder`` and written to the raw env."""
+
+    def write(self: Any, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+    return property(operator.attrgetter(f"{holder}.{name}"), write)
+
+
+class _ReadThrough:
+    """PettingZoo's wrappers find the raw env's attributes through one ``__getattr__`` per
+    layer, which costs more than a compiled step; a subclass of one of them mixing this in
+    reads the same attributes from the raw env in one step."""
+
+    _raw: Any
+
+    def __init__(self, env: Any, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
+
+
+for _name in _BOOKKEEPING:
+    setattr(_ReadThrough, _name, _read_through(_name))
+
+
+class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper``, reading through."""
+
+
+class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through."""
+
+
+class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, reading through once ``reset`` has run; before
+    it, ``_after_reset`` is missing, so the read falls back to PettingZoo's ``__getattr__``,
+    which refuses the bookkeeping (but ``_cumulative_rewards``) as PettingZoo's does."""
+
+    _after_reset: Any
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        self._after_reset = self._raw
+
+
+for _name in set(_BOOKKEEPING) - {"_cumulative_rewards"}:
+    setattr(OrderEnforcing, _name, _read_through(_name, holder="_after_reset"))
+
+
+def wrapped(raw: Any) -> Any:
+    """PettingZoo's classic ``env()`` chain, OrderEnforcing(AssertOutOfBounds(
+    TerminateIllegal(raw, illegal_reward=-1))), of subclasses of PettingZoo's own wrappers
+    that behave as theirs and read the raw env's bookkeeping directly."""
+    return OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw, illegal_reward=-1)))

@@ -1,0 +1,67 @@
+"""A drop-in for ``pettingzoo.classic.tictactoe_v3`` on boardzoo's compiled tic-tac-toe.
+
+``from boardzoo.classic import tictactoe_v3`` in place of ``from pettingzoo.classic import
+tictactoe_v3``: the same agents (``player_1`` moves first, ``player_2``), spaces, int8
+observations (3, 3, 2) (action ``a`` is the cell ``[a // 3, a % 3]``), action masks,
+integer rewards, wrapper chain and ``board`` (a ``Board`` whose ``squares`` are the 9
+cells by action: 0 empty, 1 ``player_1``, 2 ``player_2``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from boardzoo.classic.adapter import ClassicEnv, wrapped
+from boardzoo.envs.tictactoe import TicTacToe
+from boardzoo.options import strict_keywords
+
+__all__ = ["Board", "env", "raw_env"]
+
+
+class Board:
+    """The board as PettingZoo's tic-tac-toe ``Board`` shows it: ``squares``, 9 ints by
+    action (a copy: playing goes through the env)."""
+
+    def __init__(self, squares: list[int]):
+        self.squares = squares
+
+    def legal_moves(self) -> list[int]:
+        """The empty squares."""
+        return [i for i, mark in enumerate(self.squares) if mark == 0]
+
+    def __str__(self) -> str:
+        return str(self.squares)
+
+
+class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
+    """Tic-tac-toe as PettingZoo's raw ``tictactoe_v3`` env (``screen_height`` is accepted
+    and unused: pictures are boardzoo's)."""
+
+    agent_names = ("player_1", "player_2")
+    metadata = {
+        "render_modes": ["human", "rgb_array"],
+        "name": "tictactoe_v3",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    @strict_keywords("tictactoe_v3.raw_env()")
+    def __init__(self, render_mode: str | None = None, screen_height: int | None = 1000):
+        super().__init__(TicTacToe(), render_mode=render_mode)
+        self.screen_height = screen_height
+
+    @property
+    def board(self) -> Board:
+        """The squares, built from the state when read."""
+        return Board(self.game.cells(self._state).ravel().tolist())
+
+    def final_mask(self) -> np.ndarray:
+        """The empty squares."""
+        return self.game.cells(self._state).ravel() == 0
+
+
+def env(**kwargs: Any) -> Any:
+    """PettingZoo's ``tictactoe_v3.env()``: the raw env in PettingZoo's wrapper chain."""
+    return wrapped(raw_env(**kwargs))

@@ -1,0 +1,166 @@
+"""What search knows about chess, over the bitboard state of :mod:`boardzoo.envs.chess_moves`.
+
+* Evaluation: PeSTO's tapered piece-square tables (Ronald Friederich, published on the Chess
+  Programming Wiki; :mod:`boardzoo.knowledge.chess_pesto`): middlegame and endgame sums
+  blended by the game phase, in centipawns from the side to move's view, squashed into
+  (-1, 1) as ``tanh(centipawns / CENTIPAWN_SCALE)`` (:func:`centipawns` is the inverse), so
+  that MCTS reads it as an expected result too.
+* Transposition key: the rules' own Zobrist key (pieces, side to move, castling rights, the
+  en passant file).
+* Tactics for alpha-beta (:mod:`boardzoo.agents.alphabeta`): captures and promotions are
+  tactical, valued most valuable victim first, then least valuable attacker (MVV-LVA), for
+  move ordering and the quiescence search; check detection (check extensions, no standing
+  pat in check); null moves, never in pawn endings (zugzwang); late-move reductions.
+* MCTS: the default search is PUCT with the evaluation at the leaves and the evaluation's
+  softmax over the children as priors (random playouts say nothing in chess).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from boardzoo.envs.chess_moves import (
+    COLOURS,
+    EP,
+    KEY,
+    KING,
+    NO_SQUARE,
+    PAWN,
+    PIECES,
+    PLY,
+    QUEEN,
+    ZOBRIST_BLACK,
+    ZOBRIST_EP,
+    in_check,
+    lsb,
+    move_of_action,
+    piece_on,
+)
+from boardzoo.envs.core import TO_PLAY
+from boardzoo.knowledge.base import Knowledge, SearchDefaults
+from boardzoo.knowledge.chess_pesto import EG, MAX_PHASE, MG, PHASE
+
+__all__ = ["CENTIPAWN_SCALE", "KNOWLEDGE", "centipawns", "centipawns_white",
+           "evaluate_kernel", "tactical_kernel"]
+
+#: centipawns per unit of ``atanh(value)``: a pawn up is worth about 0.17, a queen up 0.9
+CENTIPAWN_SCALE = 600.0
+#: the largest centipawn figure reported for a value that rounds to +-1
+MAX_CENTIPAWNS = 10_000
+_ONE = np.uint64(1)
+_BLACK_FLIP = 56  # square ^ 56 mirrors the ranks: black's pieces read White's tables
+
+
+@njit(cache=True)
+def centipawns_white(state):
+    """PeSTO's tapered evaluation in centipawns from White's view (float)."""
+    mg = 0
+    eg = 0
+    phase = 0
+    for colour in range(2):
+        sign = 1 if colour == 0 else -1
+        flip = 0 if colour == 0 else _BLACK_FLIP
+        own = state[COLOURS + colour]
+        for piece in range(6):
+            bits = state[PIECES + piece] & own
+            while bits:
+                square = lsb(bits) ^ flip
+                bits &= bits - _ONE
+                mg += sign * MG[piece, square]
+                eg += sign * EG[piece, square]
+                phase += PHASE[piece]
+    phase = min(phase, MAX_PHASE)
+    return (mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE
+
+
+@njit(cache=True)
+def evaluate_kernel(state):
+    """The evaluation from the side to move's view, in (-1, 1)."""
+    score = centipawns_white(state)
+    if state[TO_PLAY] != 0:
+        score = -score
+    return math.tanh(score / CENTIPAWN_SCALE)
+
+
+@njit(cache=True)
+def key_kernel(state):
+    """The rules' Zobrist key of the position."""
+    return state[KEY]
+
+
+#: MVV-LVA's scale: a victim's rank counts this many attackers
+_VICTIM_WEIGHT = 8
+#: a queen promotion is worth this much in MVV-LVA terms (above capturing a rook, below a
+#: queen); underpromotions are quiet
+_QUEENING = 5 * _VICTIM_WEIGHT
+
+
+@njit(cache=True)
+def tactical_kernel(state, action):
+    """> 0 for a capture or a queen promotion by the side to move: ``8 * (victim + 1) -
+    attacker`` (pawn 0 .. king 5: the most valuable victim first, then the least valuable
+    attacker), plus :data:`_QUEENING` for a promotion; 0 for a quiet move."""
+    move = move_of_action(state, action)
+    frm, to = move % 64, (move // 64) % 64
+    attacker = piece_on(state, frm)
+    them = state[COLOURS + 1 - np.int64(state[TO_PLAY])]
+    victim = -1
+    if (them >> np.uint64(to)) & _ONE:
+        victim = piece_on(state, to)
+    elif attacker == PAWN and state[EP] != NO_SQUARE and to == np.int64(state[EP]):
+        victim = PAWN
+    score = 0
+    if victim >= 0:
+        score = _VICTIM_WEIGHT * (victim + 1) - attacker
+    if move // 4096 == QUEEN:
+        score += _QUEENING
+    return score
+
+
+@njit(cache=True)
+def in_check_kernel(state):
+    return in_check(state)
+
+
+@njit(cache=True)
+def null_move_kernel(state):
+    """Pass in place (the other side to move, no en passant; the clocks and the repetition
+    window untouched): False, without passing, when the side to move has only pawns and its
+    king, where a pass may be the best move (zugzwang)."""
+    own = state[COLOURS + np.int64(state[TO_PLAY])]
+    if own & ~(state[PIECES + PAWN] | state[PIECES + KING]) == 0:
+        return False
+    key = state[KEY] ^ ZOBRIST_BLACK
+    if state[EP] != NO_SQUARE:
+        key ^= ZOBRIST_EP[state[EP] % np.uint64(8)]
+        state[EP] = NO_SQUARE
+    state[KEY] = key
+    state[TO_PLAY] ^= _ONE
+    state[PLY] += _ONE
+    return True
+
+
+def centipawns(value: float) -> int:
+    """A search value in (-1, 1) from the side to move's view (alpha-beta's heuristic value
+    or MCTS's mean result) as centipawns: the inverse of the evaluation's squashing."""
+    clipped = min(max(value, -0.9999999), 0.9999999)
+    score = CENTIPAWN_SCALE * math.atanh(clipped)
+    return round(min(max(score, -MAX_CENTIPAWNS), MAX_CENTIPAWNS))
+
+
+#: what search knows about chess (declared on the Game as its ``knowledge``)
+KNOWLEDGE = Knowledge(
+    evaluate_kernel=evaluate_kernel,
+    key_kernel=key_kernel,
+    tactical_kernel=tactical_kernel,
+    in_check_kernel=in_check_kernel,
+    null_move_kernel=null_move_kernel,
+    late_move_reductions=True,
+    search_defaults=SearchDefaults(
+        selection="puct", evaluator="heuristic",
+        evidence="random playouts carry no signal in chess; the PeSTO evaluation at the "
+        "leaves and its softmax as priors make MCTS play material-aware chess"),
+)

@@ -324,7 +324,7 @@ def test_reloads_and_closed_tabs_leave_no_game_and_no_extra_process(browser, ser
     assert settled(server) == (0, len(server.games.pool.processes()))
     baseline = len(server.games.pool.processes())
     for _ in range(5):  # reloads
-        expect(opened.locator("#game option")).to_have_count(6, timeout=60_000)
+        expect(opened.locator("#game option")).to_have_count(len(GAMES), timeout=60_000)
         start(opened, "tictactoe", agent="random")
         expect(opened.locator("#status")).to_have_text(re.compile("^Your move"),
                                                        timeout=AGENT_WAIT)

@@ -68,8 +68,8 @@ __all__ = [
 #: first game, and 10,000 games already measure a score to about +-1%
 MAX_GAMES = 10_000
 #: file formats of :func:`export_match`: one JSON record per line, an SGF file per game
-#: (Go and Gomoku), one CSV row per game
-EXPORT_FORMATS = ("jsonl", "sgf", "csv")
+#: (Go and Gomoku), one CSV row per game, one PGN file of every game (chess)
+EXPORT_FORMATS = ("jsonl", "sgf", "csv", "pgn")
 _POLL_SECONDS = 0.2  # how often a process with nothing to claim looks at others' progress
 #: what happens when a clock runs out: the player loses on time, or a warning is recorded
 ON_TIME = ("lose", "warn")
@@ -484,11 +484,13 @@ def _executing(executor: Executor | None, workers: int) -> Iterator[Executor]:
 
 
 def export_match(
-    result: MatchResult, stem: str | os.PathLike, formats: Sequence[str]
+    result: MatchResult, stem: str | os.PathLike, formats: Sequence[str],
+    game: str | Game = "", names: tuple[str, str] = ("agent_a", "agent_b"),
 ) -> list[Path]:
     """Write a match's records as ``stem.jsonl`` (one JSON record per line), ``stem/`` with
-    an SGF file per game (Go and Gomoku) and ``stem.csv`` (one row per game); returns the
-    paths. Each file is written whole and renamed into place."""
+    an SGF file per game (Go and Gomoku), ``stem.csv`` (one row per game) and, for
+    ``game`` chess, ``stem.pgn`` (every game, the players ``names`` of agent_a and
+    agent_b); returns the paths. Each file is written whole and renamed into place."""
     unknown = set(formats) - set(EXPORT_FORMATS)
     if unknown:
         raise InvalidOptionError(
@@ -512,7 +514,22 @@ def export_match(
                 stem.mkdir(exist_ok=True)
                 paths.append(stem / f"game_{record.index:04d}.sgf")
                 atomic_write_text(paths[-1], record.final_position + "\n")
+    if "pgn" in formats and (game if isinstance(game, str) else game.name) == "chess":
+        paths.append(stem.with_name(stem.name + ".pgn"))
+        atomic_write_text(paths[-1], "\n".join(_pgn(r, names) for r in result.records))
     return paths
+
+
+def _pgn(record: GameRecord, names: tuple[str, str]) -> str:
+    """A chess game's record as PGN, agent_a's name on its seat's side."""
+    from boardzoo.envs.chess import Chess
+    from boardzoo.envs.pgn import write_pgn
+
+    white, black = names if record.agent_a_seat == 0 else names[::-1]
+    tags = {"Event": "boardzoo arena", "Round": str(record.index + 1), "White": white,
+            "Black": black}
+    return write_pgn(Chess().initial_state(), record.opening + record.moves, record.returns,
+                     tags, finished=True)
 
 
 @dataclass
@@ -598,7 +615,7 @@ class TournamentResult:
             path
             for (a, b), match in self.matches.items()
             for path in export_match(match, Path(directory) / f"{_slug(a)}__vs__{_slug(b)}",
-                                     formats)
+                                     formats, self.game, (a, b))
         ]
 
 

@@ -161,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         metavar="FORMATS",
         help="also write the game records from the store, comma-separated formats: jsonl "
-        "(one record per line), sgf (Go and Gomoku games), csv (one row per game)",
+        "(one record per line), sgf (Go and Gomoku games), csv (one row per game), pgn "
+        "(chess games)",
     )
     _add_game_options(arena)
 
@@ -797,7 +798,8 @@ def run_play(args: argparse.Namespace) -> int:
                 return 0
         else:
             action = opponent.act(env)
-            print(f"{names[AGENTS.index(agent)]} plays {env.action_to_str(action)}")
+            label = env.game.move_label(env.state_array, action)
+            print(f"{names[AGENTS.index(agent)]} plays {label}")
         env.step(action)
     print(env.render())
     if game.name == "go":
@@ -819,7 +821,7 @@ def _ask_move(env: Any) -> int | None:
             return None
         if text == "resign" and env.game.name == "go":
             return RESIGN
-        legal = [env.action_to_str(a) for a in env.legal_mask().nonzero()[0]]
+        legal = [env.game.move_label(env.state_array, a) for a in env.legal_mask().nonzero()[0]]
         if text in ("help", "?", ""):
             print("legal moves:", " ".join(legal))
             continue

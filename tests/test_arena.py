@@ -3,6 +3,7 @@ cover at the stated rate, SPRT error rates, paired openings, resumable matches."
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
@@ -204,8 +205,8 @@ def test_go_games_are_exported_as_sgf(tmp_path):
     export_match(result, tmp_path / "go", ["sgf"])
     sgf = sorted((tmp_path / "go").glob("*.sgf"))
     assert len(sgf) == 2 and sgf[0].read_text().startswith("(;")
-    with pytest.raises(InvalidOptionError, match="unknown; use jsonl, sgf, csv"):
-        export_match(result, tmp_path / "go", ["pgn"])
+    with pytest.raises(InvalidOptionError, match="unknown; use jsonl, sgf, csv, pgn"):
+        export_match(result, tmp_path / "go", ["pdf"])
 
 
 def test_bad_match_arguments():
@@ -229,6 +230,26 @@ def test_a_game_object_plays_the_same_match_as_its_name_and_options():
         play_match(game, RandomAgent(), RandomAgent(), games=2, game_options={"heaps": (5,)})
     assert tournament(game, {"a": RandomAgent(), "b": RandomAgent(2)},
                       games_per_pair=2).game == "nim"
+
+
+def test_chess_games_are_exported_as_pgn(tmp_path):
+    """python-chess reads every exported game back to the record's final position, with the
+    players on their seats' sides and the record's result."""
+    chess_pgn = pytest.importorskip("chess.pgn")
+    from boardzoo.envs.chess import Chess, fen
+
+    result = play_match("chess", RandomAgent(0), RandomAgent(1), games=2)
+    [path] = export_match(result, tmp_path / "chess", ["pgn", "sgf"], "chess", ("r0", "r1"))
+    handle = io.StringIO(path.read_text())
+    for record in result.records:
+        read = chess_pgn.read_game(handle)
+        assert not read.errors
+        final = fen(Chess().parse_position(record.final_position))
+        assert read.end().board().fen() == final
+        white = "r0" if record.agent_a_seat == 0 else "r1"
+        assert (read.headers["White"], read.headers["Round"]) == (white, str(record.index + 1))
+        assert read.headers["Result"] == {1.0: "1-0", -1.0: "0-1", 0.0: "1/2-1/2"}[
+            record.returns[0]]
 
 
 def test_the_elo_table_folds_long_agent_names_at_80_columns_and_never_cuts_them():

@@ -162,6 +162,26 @@ def test_outputs_that_cannot_be_written_are_refused_before_the_work(command, opt
     assert sorted(p.name for p in tmp_path.iterdir()) in (["a_file"], ["a_file", "out"])
 
 
+def test_play_chess_takes_san_and_uci_and_answers_in_san(monkeypatch, capsys):
+    """The board is labelled a-h and 8-1; a move is read in SAN or UCI, bad text and an
+    illegal move each get one line, and the agent's replies are SAN that python-chess plays
+    in the same game."""
+    board = pytest.importorskip("chess").Board()
+    moves = iter(["e4", "zz", "e2e5", "g1f3", "quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(moves))
+    assert main(["play", "chess", "--opponent", "random", "--seed", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  a b c d e f g h" in lines and "8 r n b q k b n r" in lines
+    replies = [line.split(" plays ")[1] for line in lines if line.startswith("player_1 plays")]
+    for mine, reply in zip(["e4", "Nf3"], replies, strict=True):
+        board.push_san(mine)
+        board.push_san(reply)  # raises unless legal SAN in the game
+    assert len([line for line in lines if "zz" in line]) == 1
+    assert any(line.startswith("e2e5 (action") and "not legal for white" in line
+               for line in lines)
+    assert "3 . . . . . N . ." in lines
+
+
 def test_every_command_says_what_an_interruption_left_behind():
     import argparse
 

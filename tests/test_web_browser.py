@@ -2,13 +2,15 @@
 chromium (Playwright's own browser download is not reachable here; .ci/run installs the
 `chromium` package). Screenshots go to test-artifacts/web/.
 
-Checked: full games by clicking and by keys; games that end with their page (reloads and
-closed tabs leave no game and no extra agent process); "Move now" during the warm-up and
-during a long search; undo clearing the analysis; stepping through a finished game;
+Checked: full games by clicking and by keys; chess by piece-then-square clicks with a
+promotion choice, the king in check and the PGN download; games that end with their page
+(reloads and closed tabs leave no game and no extra agent process); "Move now" during the
+warm-up and during a long search; undo clearing the analysis; stepping through a finished game;
 winning lines; the result banner; the layout at phone and laptop widths; the clock."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -29,6 +31,7 @@ if not Path(CHROMIUM).exists():
 import uvicorn  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+from boardzoo.envs import GAMES  # noqa: E402
 from boardzoo.web.app import create_app  # noqa: E402
 from boardzoo.web.security import loopback_hosts  # noqa: E402
 
@@ -86,7 +89,7 @@ def open_page(browser, url, errors, width=1400, height=900):
     opened = context.new_page()
     opened.on("pageerror", lambda err: errors.append(str(err)))
     opened.goto(url)
-    expect(opened.locator("#game option")).to_have_count(6, timeout=120_000)
+    expect(opened.locator("#game option")).to_have_count(len(GAMES), timeout=120_000)
     return opened
 
 
@@ -321,7 +324,7 @@ def test_reloads_and_closed_tabs_leave_no_game_and_no_extra_process(browser, ser
     assert settled(server) == (0, len(server.games.pool.processes()))
     baseline = len(server.games.pool.processes())
     for _ in range(5):  # reloads
-        expect(opened.locator("#game option")).to_have_count(6, timeout=60_000)
+        expect(opened.locator("#game option")).to_have_count(len(GAMES), timeout=60_000)
         start(opened, "tictactoe", agent="random")
         expect(opened.locator("#status")).to_have_text(re.compile("^Your move"),
                                                        timeout=AGENT_WAIT)
@@ -340,6 +343,49 @@ def test_reloads_and_closed_tabs_leave_no_game_and_no_extra_process(browser, ser
 
 
 # ------------------------------------------------------------------------------ layout
+@pytest.mark.parametrize("width, height", [(1360, 820), (390, 844)])
+def test_chess_a_capture_out_of_check_and_a_promotion_by_clicking(browser, server, width,
+                                                                  height):
+    """White starts in check (its king's square marked), takes the checking rook (e1, then
+    e2: the legal targets are marked once the king is picked) and later promotes b7-b8 to a
+    knight from the choice of four; the move list is SAN and the PGN download replays in
+    python-chess to the position on the board."""
+    errors: list[str] = []
+    opened = open_page(browser, server.url, errors, width, height)
+    start(opened, "chess", agent="random", record="4k3/1P6/8/8/8/8/4r3/4K3 w - - 0 1")
+    status = opened.locator("#status")
+    expect(status).to_have_text(re.compile("^Your move"), timeout=AGENT_WAIT)
+    expect(opened.locator("#board .check")).to_have_attribute("data-at", "60")  # e1
+    assert pieces(opened)[60] == 1 and opened.locator(
+        '#board .piece[data-at="60"]').get_attribute("data-letter") == "K"
+    opened.click('#board .cell[data-cell="60"]')
+    expect(opened.locator("#board .selected")).to_have_attribute("data-at", "60")
+    assert opened.locator("#board .legal").count() == 3  # d1, f1 and the rook on e2
+    opened.click('#board .cell[data-cell="52"]')  # Kxe2
+    expect(moves(opened).first).to_have_text("Kxe2", timeout=AGENT_WAIT)
+    expect(status).to_have_text(re.compile("^Your move"), timeout=AGENT_WAIT)
+    expect(opened.locator("#board .check")).to_have_count(0)
+    opened.click('#board .cell[data-cell="9"]')  # b7
+    opened.click('#board .cell[data-cell="1"]')  # b8: a choice of four pieces
+    expect(opened.locator("#promotion button")).to_have_count(4)
+    opened.click('#promotion button[data-promotion="n"]')
+    expect(moves(opened).nth(2)).to_have_text(re.compile(r"^b8=N\+?$"), timeout=AGENT_WAIT)
+    expect(status).to_have_text(re.compile("^(Your move|The game is over)"), timeout=AGENT_WAIT)
+    assert opened.locator('#board .piece[data-at="1"]').get_attribute("data-letter") == "N"
+    pgn_link = opened.locator("#download-pgn")
+    expect(pgn_link).to_be_visible()
+    text = opened.request.get(server.url.rstrip("/") + pgn_link.get_attribute("href")).text()
+    chess_pgn = pytest.importorskip("chess.pgn")
+    read = chess_pgn.read_game(io.StringIO(text))
+    assert [node.san() for node in read.mainline()][:3:2] == ["Kxe2", moves(opened).nth(2)
+                                                            .inner_text()]
+    box = opened.locator("#board").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, box
+    opened.screenshot(path=ARTIFACTS / f"chess-{width}.png")
+    opened.context.close()
+    assert not errors, errors
+
+
 @pytest.mark.parametrize("width, height", [(390, 844), (1024, 768)])
 def test_the_board_is_on_screen_after_start(browser, server, width, height):
     errors: list[str] = []

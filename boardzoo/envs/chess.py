@@ -449,6 +449,22 @@ class Chess(Game):
     def str_to_move(self, state: np.ndarray, text: str) -> int:
         return self._action(state, text, uci_only=False)
 
+    def move_label(self, state: np.ndarray, action: int) -> str:
+        """SAN (``Nf3``, ``O-O``, ``e8=Q+``)."""
+        return san(state, self.action_index(action))
+
+    def end_reason(self, state: np.ndarray) -> str | None:
+        """Why the game ended (see the module's :func:`end_reason`); None while it runs."""
+        return end_reason(state)
+
+    def checked_king(self, state: np.ndarray) -> int | None:
+        """The cell (row-major, rank 8 at the top, as :meth:`cells`) of the side to move's
+        king when it is in check, else None."""
+        if not cm.in_check(state):
+            return None
+        square = int(cm.king_square(state, int(state[TO_PLAY])))
+        return (7 - square // 8) * 8 + square % 8
+
     def _action(self, state: np.ndarray, text: str, uci_only: bool) -> int:
         move = _uci_move(text.strip().lower()) if isinstance(text, str) else None
         if move is not None:

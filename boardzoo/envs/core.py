@@ -197,6 +197,11 @@ class Game(abc.ABC):
         :meth:`str_to_action`."""
         return self.str_to_action(text)
 
+    def move_label(self, state: np.ndarray, action: int) -> str:
+        """The legal ``action`` in ``state`` as people write it in records and move lists
+        (SAN for chess); the default is :meth:`move_to_str`."""
+        return self.move_to_str(state, action)
+
     @abc.abstractmethod
     def position(self, state: np.ndarray) -> str:
         """The state as text in the game's standard notation (``position_format``)."""

@@ -12,7 +12,7 @@ reads, every change is a POST with a JSON body)::
     POST /api/games/<id>/move           {action, ply}: the person's move
     POST /api/games/<id>/undo | swap | stop | resign | close
     GET  /api/games/<id>/position?ply=N the position after N moves (stepping through)
-    GET  /api/games/<id>/record?format=jsonl|sgf      the record as a download
+    GET  /api/games/<id>/record?format=jsonl|sgf|pgn  the record as a download
     WS   /api/games/<id>/live           the view and the live analysis, pushed; the game
                                         lives while a page holds this open
 
@@ -197,9 +197,15 @@ async def record(request: Request) -> Response:
             raise RequestError(400, f"{session.game.name} has no SGF records (Go and Gomoku "
                                     "do); download format=jsonl")
         text, media = sgf + "\n", "application/x-go-sgf"
+    elif kind == "pgn":
+        pgn = session.pgn()
+        if pgn is None:
+            raise RequestError(400, f"{session.game.name} has no PGN records (chess does); "
+                                    "download format=jsonl")
+        text, media = pgn, "application/x-chess-pgn"
     else:
-        raise RequestError(400, f"format={kind[:20]!r}: use jsonl (every game) or sgf (Go, "
-                                "Gomoku)")
+        raise RequestError(400, f"format={kind[:20]!r}: use jsonl (every game), sgf (Go, "
+                                "Gomoku) or pgn (chess)")
     return Response(text, media_type=media, headers={
         "Content-Disposition": f'attachment; filename="{stem}.{kind}"'})
 

@@ -6,7 +6,10 @@ one cell it fills (a stone placed, a disc dropped, a square claimed); when it fi
 cell its move text names (Go's suicide, whose stone is removed at once), else the first piece
 it removes in reading order (Nim: clicking a stone takes it and every stone to its right).
 Actions with no target (Go's and Othello's pass) are buttons. In games whose actions are the
-board's columns (Connect Four), a click anywhere in a column plays it.
+board's columns (Connect Four), a click anywhere in a column plays it. A move whose text names
+two cells and maybe a suffix (chess's UCI ``e2e4``, ``e7e8q``) is a *step*: played by
+clicking its from-cell, then its to-cell, then (where several moves share both: promotions)
+choosing the suffix; its target is the to-cell.
 
 The winning line is read off the board the same way: when a move that only placed one piece
 wins the game, the longest straight run of the winner's pieces through it (of exactly
@@ -22,7 +25,7 @@ import numpy as np
 from boardzoo.envs.core import PLY, Game
 
 __all__ = ["action_targets", "board_view", "changed_cells", "game_view", "result_detail",
-           "winning_line"]
+           "step_cells", "winning_line"]
 
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 MIN_LINE = 3  # a shorter run is never shown as a winning line
@@ -31,6 +34,21 @@ MIN_LINE = 3  # a shorter run is never shown as a winning line
 def action_targets(game: Game, state: np.ndarray) -> dict[int, int | None]:
     """Legal action -> the row-major index of the cell it is played by, or None (a pass)."""
     return _effects(game, state)[0]
+
+
+def step_cells(game: Game, state: np.ndarray, action: int) -> tuple[int, int, str] | None:
+    """(from-cell, to-cell, suffix) of a step (see the module docstring: chess's ``e7e8q`` is
+    (52, 60, "q") seen from the top-left), or None for a move of another kind."""
+    named = _cell_names(game)
+    text = game.move_to_str(state, action)
+    for split in range(2, len(text) - 1):
+        first, rest = text[:split], text[split:]
+        if first not in named:
+            continue
+        for end in range(len(rest), 1, -1):
+            if rest[:end] in named:
+                return named[first], named[rest[:end]], rest[end:]
+    return None
 
 
 def _effects(game: Game, state: np.ndarray) -> tuple[dict[int, int | None],
@@ -42,13 +60,18 @@ def _effects(game: Game, state: np.ndarray) -> tuple[dict[int, int | None],
     targets: dict[int, int | None] = {}
     removes: dict[int, list[int]] = {}
     for action in game.legal_actions(state):
+        text = game.move_to_str(state, action)
+        step = step_cells(game, state, action)
+        if step is not None:
+            targets[action] = step[1]
+            continue
         after = game.cells(game.step(state, action)).ravel()
         filled = np.flatnonzero((before == 0) & (after != 0))
         emptied = np.flatnonzero((before != 0) & (after == 0))
         if filled.size == 1:
             targets[action] = int(filled[0])
-        elif filled.size == 0 and game.action_to_str(action) in named:
-            targets[action] = named[game.action_to_str(action)]  # Go's suicide: placed, gone
+        elif filled.size == 0 and text in named:
+            targets[action] = named[text]  # Go's suicide: placed, gone
         elif filled.size == 0 and emptied.size:
             targets[action] = int(emptied[0])
             removes[action] = emptied.tolist()
@@ -71,9 +94,11 @@ def changed_cells(game: Game, before: np.ndarray, after: np.ndarray) -> list[int
     return np.flatnonzero((old != 0) & (old != new)).tolist()
 
 
-def _click_map(game: Game, targets: dict[int, int | None], cols: int) -> dict[int, int]:
-    """Cell -> action for every clickable cell."""
-    clicks = {cell: action for action, cell in targets.items() if cell is not None}
+def _click_map(game: Game, targets: dict[int, int | None], cols: int,
+               steps: dict[int, tuple[int, int, str]]) -> dict[int, int]:
+    """Cell -> action for every cell a single click plays (steps take two)."""
+    clicks = {cell: action for action, cell in targets.items()
+              if cell is not None and action not in steps}
     if game.num_actions == cols:  # the actions are the columns: any cell of one plays it
         rows = game.cells(game.initial_state()).shape[0]
         for action, cell in targets.items():
@@ -84,12 +109,15 @@ def _click_map(game: Game, targets: dict[int, int | None], cols: int) -> dict[in
 
 
 def board_view(game: Game, state: np.ndarray) -> dict[str, Any]:
-    """The position as JSON: cells (rows of 0 empty / 1 player_0 / 2 player_1), labels, the
-    click map, the cells each removing move takes (Nim), the buttons (moves without a cell),
-    side to move and result."""
+    """The position as JSON: cells (rows of 0 empty / 1 player_0 / 2 player_1), each piece's
+    letter where pieces differ (chess's FEN letters), labels, the click map, the steps
+    (action -> from-cell, to-cell, suffix), the cells each removing move takes (Nim), the
+    buttons (moves without a cell), the king in check (chess), side to move and result."""
     cells = game.cells(state)
     rows, cols = cells.shape
     targets, removes = _effects(game, state)
+    steps = {a: step for a in targets if (step := step_cells(game, state, a)) is not None}
+    checked = getattr(game, "checked_king", None)
     row_labels, col_labels = game.coordinate_labels()
     outcome = game.outcome(state)
     return {
@@ -99,11 +127,15 @@ def board_view(game: Game, state: np.ndarray) -> dict[str, Any]:
         "row_labels": row_labels,
         "col_labels": col_labels,
         "targets": {str(a): cell for a, cell in targets.items() if cell is not None},
-        "clicks": {str(cell): action for cell, action in _click_map(game, targets, cols).items()},
+        "letters": game.symbols(state).tolist() if game.lettered_pieces else None,
+        "clicks": {str(cell): action
+                   for cell, action in _click_map(game, targets, cols, steps).items()},
+        "steps": {str(a): list(step) for a, step in steps.items()},
         "removes": {str(a): cells for a, cells in removes.items()},
-        "buttons": [{"action": a, "label": game.action_to_str(a)}
+        "buttons": [{"action": a, "label": game.move_label(state, a)}
                     for a, cell in targets.items() if cell is None],
-        "legal": {str(a): game.action_to_str(a) for a in targets},
+        "legal": {str(a): game.move_label(state, a) for a in targets},
+        "check": None if checked is None else checked(state),
         "to_play": game.to_play(state),
         "outcome": ["ongoing", "player_0", "player_1", "draw"][outcome],
         "ply": int(state[PLY]),
@@ -160,7 +192,11 @@ def _run(cells: np.ndarray, row: int, col: int, dr: int, dc: int) -> list[tuple[
 
 def result_detail(game: Game, state: np.ndarray) -> str | None:
     """The score of a finished game where its rules keep one (Go's area score, komi
-    included: "B+3.5", "W+9.5", "0"), else None."""
+    included: "B+3.5", "W+9.5", "0"), how it ended where its rules name ways (chess: "by
+    checkmate", "by insufficient material"), else None."""
+    reason = getattr(game, "end_reason", None)
+    if reason is not None:
+        return f"by {reason(state).replace('_', ' ')}"
     score = getattr(game, "score", None)
     if score is None:
         return None

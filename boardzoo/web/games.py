@@ -215,8 +215,9 @@ class Games:
         action = quick_move(session.game, session.state, self.rng)
         entry.analysis = None
         entry.notice = (f"Move now: the agent {busy}, so it played "
-                        f"{session.game.action_to_str(action)} without searching (a move that "
-                        "wins at once, else one that stops an immediate win, else a random one).")
+                        f"{session.game.move_label(session.state, action)} without searching "
+                        "(a move that wins at once, else one that stops an immediate win, else "
+                        "a random one).")
         session.play(action, self._stop_clock(entry))
         self._next_turn(entry)
 

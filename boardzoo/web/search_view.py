@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.analysis import Analysis, MoveStat
+from boardzoo.analysis import Analysis, MoveStat, move_texts
 from boardzoo.timecontrol import ClockView, call_act
 
 __all__ = ["OWNERSHIP_PLAYOUTS", "POLICY", "analysis_json", "go_end", "ponder", "think"]
@@ -51,7 +51,7 @@ def policy_analysis(env: Any, probabilities: np.ndarray, action: int,
                     seconds: float) -> Analysis:
     """A policy's move probabilities (shape ``[num_actions]``) as an Analysis: the likeliest
     moves with their probability as ``prior``; no value, no search."""
-    text = env.game.action_to_str
+    text = move_texts(env)
     order = [int(a) for a in np.argsort(-probabilities, kind="stable")[:POLICY_MOVES]
              if probabilities[a] > 0]
     moves = tuple(MoveStat(a, text(a), 0, None, float(probabilities[a]), (text(a),))

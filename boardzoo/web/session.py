@@ -18,6 +18,7 @@ from typing import Any
 from boardzoo.arena import GameRecord
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
+from boardzoo.envs.pgn import write_pgn
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.timecontrol import GameClock, TimeControl
 from boardzoo.web.board import (
@@ -26,6 +27,7 @@ from boardzoo.web.board import (
     changed_cells,
     game_view,
     result_detail,
+    step_cells,
     winning_line,
 )
 
@@ -192,9 +194,10 @@ class GameSession:
         self.seconds.pop()
 
     def _taken(self, before: Any, after: Any, mover: int) -> int:
-        """The opponent's pieces that ``mover``'s move removed from the board."""
+        """The opponent's pieces that ``mover``'s move removed from the board (or, as in
+        chess, replaced)."""
         old, new = self.game.cells(before), self.game.cells(after)
-        return int(((old == 2 - mover) & (new == 0)).sum())
+        return int(((old == 2 - mover) & (new != old)).sum())
 
     # ----------------------------------------------------------------------- views
     def view(self) -> dict[str, Any]:
@@ -205,7 +208,8 @@ class GameSession:
             **self.position_view(self.ply),
             "human_seat": self.human_seat,
             "agent": self.agent_spec,
-            "moves": [self.game.action_to_str(a) for a in self.moves],
+            "moves": [self.game.move_label(self.history[k].state, a)
+                      for k, a in enumerate(self.moves)],
             "captures": list(self.captures),
             "start": self.start,
             "clock": self.clock_view(),
@@ -217,17 +221,21 @@ class GameSession:
         cell and text), the cells that move captured or flipped, and the winning line of a
         game won on that move."""
         state = self.history[ply].state
-        last = changed = line = None
+        last = changed = line = last_move = None
         if ply:
-            previous = self.history[ply - 1].state
-            last = action_targets(self.game, previous).get(self.moves[ply - 1])
-            changed = [c for c in changed_cells(self.game, previous, state) if c != last]
+            previous, action = self.history[ply - 1].state, self.moves[ply - 1]
+            last = action_targets(self.game, previous).get(action)
+            step = step_cells(self.game, previous, action)
+            start = None if step is None else step[0]
+            changed = [c for c in changed_cells(self.game, previous, state)
+                       if c not in (last, start)]
             line = winning_line(self.game, previous, state, last)
+            last_move = {"cell": last, "from": start,
+                         "move": self.game.move_label(previous, action)}
         return {
             "ply": ply,
             "board": board_view(self.game, state),
-            "last_move": {"cell": last, "move": self.game.action_to_str(self.moves[ply - 1])}
-            if ply else None,
+            "last_move": last_move,
             "changed": changed or [],
             "line": line or [],
         }
@@ -256,6 +264,17 @@ class GameSession:
                             score=(returns[self.human_seat] + 1.0) / 2.0,
                             seconds=list(self.seconds), final_position=self.env.position())
         return {"game": self.game.name, **asdict(record)}
+
+    def pgn(self) -> str | None:
+        """The game as PGN (chess), the person and the agent named on their sides, else
+        None."""
+        if self.game.name != "chess":
+            return None
+        names = ["you", self.agent_spec]
+        white, black = names if self.human_seat == 0 else names[::-1]
+        return write_pgn(self.history[0].state, self.moves, self.returns(),
+                         {"Event": "boardzoo", "White": white, "Black": black},
+                         finished=self.over())
 
     def sgf(self) -> str | None:
         """The game as SGF (Go and Gomoku, whose position text is SGF), else None."""
@@ -298,4 +317,14 @@ def load_record(game: Game, text: str) -> tuple[str | None, list[int]]:
         except InvalidPositionError as err:
             raise InvalidPositionError(f"this record is not one of {game!r}: {err}") from None
         return final, []
-    return None, [game.str_to_action(m) if isinstance(m, str) else int(m) for m in moves]
+    return None, _actions(game, moves)
+
+
+def _actions(game: Game, moves: list[Any]) -> list[int]:
+    """Legal moves from the start (actions or move text, read in the position each is
+    played in) as actions."""
+    state, actions = game.initial_state(), []
+    for move in moves:
+        actions.append(game.str_to_move(state, move) if isinstance(move, str) else int(move))
+        state = game.step(state, actions[-1])
+    return actions

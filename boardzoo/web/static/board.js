@@ -1,6 +1,6 @@
 // The board as SVG: cells or intersections, pieces, legal moves, the last move, captured or
-// flipped pieces, a winning line, Go's dead stones, and the agent's visit heat-map and (Go)
-// ownership. Cells are row-major indices; `position` is the server's position view (see
+// flipped pieces, a winning line, Go's dead stones, chess's pieces, selected piece and king
+// in check, and the agent's visit heat-map and (Go) ownership. Cells are row-major indices; `position` is the server's position view (see
 // position_view in boardzoo/web/session.py) and `game` its game view.
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -8,6 +8,9 @@ const CELL = 60;   // user units per cell
 const MARGIN = 28; // room for the coordinate labels (above and to the left)
 const EDGE = 6;    // room below and to the right
 const MOST_DOTS = 40; // legal moves are dotted when there are at most this many
+// chess's pieces by FEN letter: the solid figurines, filled in each side's colour
+const FIGURINES = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E",
+                    p: "\u265F" };
 
 function el(name, attrs = {}, text) {
   const node = document.createElementNS(SVG, name);
@@ -20,7 +23,7 @@ const rgb = (c, alpha = 1) => `rgba(${c[0]}, ${c[1]}, ${c[2]}, ${alpha})`;
 const dark = (c) => c[0] * 0.299 + c[1] * 0.587 + c[2] * 0.114 < 128;
 
 // options: {playable: clicks allowed, heat: show the heat-map, analysis, dead: Go's dead
-// stones (cells)}
+// stones (cells), selected: the from-cell picked for a step (chess), or null}
 export function drawBoard(svg, game, position, options) {
   const { board } = position;
   const { rows, cols } = board;
@@ -34,16 +37,32 @@ export function drawBoard(svg, game, position, options) {
   svg.appendChild(el("rect", { x: MARGIN, y: MARGIN, width: cols * CELL, height: rows * CELL,
                                rx: 6, fill: rgb(game.board_rgb), class: "board-bg" }));
   const darkBoard = dark(game.board_rgb);
-  drawGrid(svg, rows, cols, game.intersections,
-           darkBoard ? "rgba(255,255,255,0.35)" : "rgba(0,0,0,0.55)");
+  if (board.letters) drawSquares(svg, rows, cols);
+  else drawGrid(svg, rows, cols, game.intersections,
+                darkBoard ? "rgba(255,255,255,0.35)" : "rgba(0,0,0,0.55)");
   drawLabels(svg, board);
   if (options.heat && options.analysis) drawHeat(svg, board, options.analysis, centre);
   if (options.analysis && options.analysis.ownership) {
     drawOwnership(svg, board, options.analysis.ownership, centre, game);
   }
   // dots on the legal cells where they are few enough to help (not on Go's or Gomoku's
-  // open boards, where every empty point is legal: there a playable cell lights up instead)
-  const targets = new Set(Object.values(board.targets).map(String));
+  // open boards, where every empty point is legal: there a playable cell lights up instead);
+  // where moves are steps (chess), the targets of the selected piece only
+  const steps = Object.values(board.steps || {});
+  const starts = new Set(steps.map((s) => String(s[0])));
+  const targets = new Set(steps.length
+    ? steps.filter((s) => s[0] === options.selected).map((s) => String(s[1]))
+    : Object.values(board.targets).map(String));
+  if (board.check !== null && board.check !== undefined) {
+    const [x, y] = centre(board.check);
+    svg.appendChild(el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL,
+                                 class: "check", "data-at": board.check }));
+  }
+  if (options.selected !== null && options.selected !== undefined) {
+    const [x, y] = centre(options.selected);
+    svg.appendChild(el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL,
+                                 class: "selected", "data-at": options.selected }));
+  }
   const dots = targets.size <= MOST_DOTS;
   const line = new Set(position.line);
   const dead = new Set(options.dead || []);
@@ -51,8 +70,13 @@ export function drawBoard(svg, game, position, options) {
   for (let cell = 0; cell < rows * cols; cell++) {
     const [x, y] = centre(cell);
     const piece = board.cells[Math.floor(cell / cols)][cell % cols];
+    const letter = board.letters ? board.letters[Math.floor(cell / cols)][cell % cols] : null;
+    if (piece && options.playable && dots && targets.has(String(cell))) {
+      svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.46, class: "legal capture" }));
+    }
     if (piece) {
-      const drawn = drawPiece(svg, game, piece, x, y);
+      const drawn = letter ? drawFigurine(svg, game, piece, letter, x, y)
+        : drawPiece(svg, game, piece, x, y);
       drawn.dataset.at = cell;
       if (line.has(cell)) drawn.classList.add("winning");
       if (dead.has(cell)) drawDead(svg, game, piece, x, y, cell);
@@ -64,7 +88,9 @@ export function drawBoard(svg, game, position, options) {
     }
     const square = el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL,
                                 class: "cell", "data-cell": cell, fill: "transparent" });
-    if (String(cell) in board.clicks && options.playable) square.classList.add("playable");
+    const clickable = String(cell) in board.clicks || starts.has(String(cell))
+      || targets.has(String(cell));
+    if (clickable && options.playable) square.classList.add("playable");
     hits.appendChild(square);
   }
   for (const cell of position.changed) {
@@ -75,6 +101,10 @@ export function drawBoard(svg, game, position, options) {
   if (position.last_move && position.last_move.cell !== null) {
     const [x, y] = centre(position.last_move.cell);
     svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.47, class: "last-move" }));
+  }
+  if (position.last_move && position.last_move.from != null) {
+    const [x, y] = centre(position.last_move.from);
+    svg.appendChild(el("circle", { cx: x, cy: y, r: CELL * 0.47, class: "last-move from" }));
   }
   svg.appendChild(hits);
   if (options.playable && board.removes) showRemovals(svg, board);
@@ -116,6 +146,30 @@ function drawPiece(svg, game, piece, x, y) {
                                         class: "piece", "data-owner": piece,
                                         stroke: dark(colour) ? "#000" : "#9a9a9a",
                                         "stroke-width": 1 }));
+}
+
+function drawSquares(svg, rows, cols) {
+  // a chequered board: light squares over the board's (dark) colour, the top-left one light
+  const squares = el("g", { class: "light-squares" });
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      if ((r + c) % 2 === 0) {
+        squares.appendChild(el("rect", { x: MARGIN + c * CELL, y: MARGIN + r * CELL,
+                                         width: CELL, height: CELL }));
+      }
+    }
+  }
+  svg.appendChild(squares);
+}
+
+function drawFigurine(svg, game, piece, letter, x, y) {
+  // a chess piece: its solid figurine in its side's colour, outlined in the other's
+  const kind = letter.toLowerCase();
+  return svg.appendChild(el("text", { x, y: y + CELL * 0.3, class: "piece figurine",
+                                      "data-owner": piece, "data-letter": letter,
+                                      fill: rgb(game.piece_rgb[piece - 1]),
+                                      stroke: rgb(game.piece_rgb[2 - piece]) },
+                            FIGURINES[kind] || letter));
 }
 
 function drawDead(svg, game, piece, x, y, cell) {

@@ -4,7 +4,7 @@
 const $ = (id) => document.getElementById(id);
 
 const NAMES = { tictactoe: "Tic-tac-toe", nim: "Nim", connect_four: "Connect Four",
-                othello: "Othello", go: "Go", gomoku: "Gomoku" };
+                othello: "Othello", go: "Go", gomoku: "Gomoku", chess: "Chess" };
 export const gameLabel = (name) => NAMES[name] || name.replace(/_/g, " ");
 
 export function setUpForm(catalog, onStart) {

@@ -8,9 +8,12 @@ import { formSettings, gameLabel, setUpForm } from "./form.js";
 
 const $ = (id) => document.getElementById(id);
 // view: the game's latest view; viewing: the ply shown while stepping through the moves
-// (null: the position now); positions: the positions fetched for stepping, by ply
+// (null: the position now); positions: the positions fetched for stepping, by ply;
+// selected: the from-cell picked for a step (chess), null when none
 const page = { view: null, analysis: null, live: null, busy: false, viewing: null,
-               positions: new Map(), viewAt: 0 };
+               positions: new Map(), viewAt: 0, selected: null };
+const PROMOTIONS = [["q", "\u265B", "queen"], ["r", "\u265C", "rook"],
+                    ["b", "\u265D", "bishop"], ["n", "\u265E", "knight"]];
 
 async function start() {
   let catalog;
@@ -85,6 +88,7 @@ function show(view) {
     page.positions = new Map();  // moves were taken back: the cached positions may be gone
     if (page.viewing !== null && page.viewing > view.moves.length) page.viewing = null;
   }
+  if (!shown || shown.id !== view.id || shown.revision !== view.revision) page.selected = null;
   page.view = view;
   page.viewAt = performance.now();
   document.title = `${gameLabel(view.game.name)} · boardzoo`;
@@ -115,7 +119,9 @@ function render() {
     // the search's overlays belong to the position being searched: shown while it thinks
     analysis: live() && v.thinking && $("heat").checked ? page.analysis : null,
     dead: live() && v.go_end ? v.go_end.dead : null,
+    selected: playable ? page.selected : null,
   });
+  if (!playable || page.selected === null) $("promotion").hidden = true;
   $("board").classList.toggle("your-turn", playable);
   $("board-hint").textContent = boardHint(v, playable);
   renderStatus(v);
@@ -133,11 +139,13 @@ function render() {
     return button;
   }));
   renderMoves(v);
-  for (const [id, format] of [["download-jsonl", "jsonl"], ["download-sgf", "sgf"]]) {
+  for (const [id, format] of [["download-jsonl", "jsonl"], ["download-sgf", "sgf"],
+                              ["download-pgn", "pgn"]]) {
     $(id).href = api.recordUrl(v.id, format);
     $(id).classList.remove("disabled");
   }
   $("download-sgf").hidden = !v.game.intersections;
+  $("download-pgn").hidden = v.game.name !== "chess";
   renderAnalysis(v, page.analysis);
   renderClocks();
 }
@@ -151,6 +159,7 @@ function boardHint(v, playable) {
   if (v.game.name === "nim") return "Click a stone to take it and every stone to its right in " +
     `its heap${typed}.`;
   if (v.game.name === "connect_four") return `Click a column to drop a disc${typed}.`;
+  if (Object.keys(v.board.steps).length) return "Click a piece, then the square it goes to.";
   return keys ? `Click a point to play${typed}.` : "";
 }
 
@@ -282,6 +291,7 @@ async function clickBoard(event) {
     return showMessage(v.result ? "The game is over: undo or start a new game."
       : "It is the agent's turn: wait for its move, or press “Move now”.");
   }
+  if (Object.keys(v.board.steps).length) return clickStep(v, Number(target.dataset.cell));
   const action = v.board.clicks[target.dataset.cell];
   if (action === undefined) {
     const legal = Object.values(v.board.legal);
@@ -291,10 +301,41 @@ async function clickBoard(event) {
   play(action);
 }
 
+// a step (chess): the first click picks a piece that has moves, the second its target; a
+// pawn reaching the last rank then asks which piece it becomes
+function clickStep(v, cell) {
+  const steps = Object.entries(v.board.steps);
+  const chosen = steps.filter(([, s]) => s[0] === page.selected && s[1] === cell);
+  if (chosen.length === 1) return play(Number(chosen[0][0]));
+  if (chosen.length > 1) return askPromotion(chosen);
+  page.selected = steps.some(([, s]) => s[0] === cell) && page.selected !== cell ? cell : null;
+  showMessage(page.selected === null && !steps.some(([, s]) => s[0] === cell)
+    ? "Click one of your pieces that can move, then the square it goes to." : "");
+  render();
+}
+
+function askPromotion(chosen) {
+  const bySuffix = new Map(chosen.map(([action, s]) => [s[2], Number(action)]));
+  const buttons = PROMOTIONS.filter(([suffix]) => bySuffix.has(suffix)).map(([suffix, glyph, name]) => {
+    const button = document.createElement("button");
+    button.textContent = glyph;
+    button.title = button.ariaLabel = `promote to a ${name}`;
+    button.dataset.promotion = suffix;
+    button.addEventListener("click", () => play(bySuffix.get(suffix)));
+    return button;
+  });
+  const label = document.createElement("span");
+  label.textContent = "Promote to:";
+  $("promotion").replaceChildren(label, ...buttons);
+  $("promotion").hidden = false;
+}
+
 async function play(action) {
   if (page.busy) return;
   page.busy = true;
   showMessage("");
+  page.selected = null;
+  $("promotion").hidden = true;
   try {
     show(await api.move(page.view.id, action, page.view.moves.length));
   } catch (err) {

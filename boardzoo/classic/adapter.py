@@ -84,6 +84,30 @@ class ClassicEnv(BoardGameEnv):
         self.terminations = {first: True, second: True}
 
 
+class HistoryEnv(ClassicEnv):
+    """A drop-in whose observation holds past positions (go_v5, chess_v6): a move pushes one
+    (:meth:`_push_history`), any other change of the state (reset, restore) rebuilds them
+    from the state (:meth:`_rebuild_history`)."""
+
+    def _push_history(self, before: np.ndarray, action: int) -> None:
+        raise NotImplementedError
+
+    def _rebuild_history(self) -> None:
+        raise NotImplementedError
+
+    def _after_move(self) -> None:
+        assert self._last_move is not None  # set by the move just played
+        self._push_history(*self._last_move)
+        super()._after_move()
+
+    def _reset_bookkeeping(self) -> None:
+        self._rebuild_history()
+        super()._reset_bookkeeping()
+
+    def restore_state(self, snapshot: Any) -> None:
+        super().restore_state(snapshot)
+        self._rebuild_history()
+
 #: the bookkeeping a learner's loop reads on every ply (``agent_iter``, ``last``)
 _BOOKKEEPING = (
     "agents",

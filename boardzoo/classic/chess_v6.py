@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardzoo.classic.adapter import ClassicEnv, wrapped
+from boardzoo.classic.adapter import HistoryEnv, wrapped
 from boardzoo.envs import chess_moves as cm
 from boardzoo.envs.chess import fen, parse_fen, uci, window_start
 from boardzoo.envs.chess_claim import ClaimChess
@@ -106,7 +106,7 @@ def _row(square, seat):
 
 
 # ------------------------------------------------------------------------------ the env
-class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
+class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
     """Chess as PettingZoo's raw ``chess_v6`` env (``screen_height`` is accepted and
     unused: pictures are boardzoo's)."""
 
@@ -169,19 +169,8 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
         super()._finish(returns)
         self.infos = {agent: {"legal_moves": []} for agent in self.agent_names}
 
-    # the history follows the state: a move pushes a position, anything else rebuilds it
-    def _after_move(self) -> None:
-        before, action = self._last_move  # type: ignore[misc]  # set by _play
+    def _push_history(self, before: np.ndarray, action: int) -> None:
         push_history_kernel(self._history, before, action, self._state)
-        super()._after_move()
-
-    def _reset_bookkeeping(self) -> None:
-        self._rebuild_history()
-        super()._reset_bookkeeping()
-
-    def restore_state(self, snapshot: Any) -> None:
-        super().restore_state(snapshot)
-        self._rebuild_history()
 
     def _rebuild_history(self) -> None:
         """The positions since the last capture or pawn move (that move's own position

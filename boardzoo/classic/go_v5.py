@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardzoo.classic.adapter import ClassicEnv, wrapped
+from boardzoo.classic.adapter import HistoryEnv, wrapped
 from boardzoo.envs.core import DRAW, OUTCOME, TO_PLAY
 from boardzoo.envs.go import Go
 from boardzoo.envs.go_board import MAX_MOVES_LIMIT, STONE, grid, to_point
@@ -37,7 +37,7 @@ __all__ = ["env", "raw_env"]
 HISTORY = 8
 
 
-class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
+class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
     """Go as PettingZoo's raw ``go_v5`` env (``screen_height`` is accepted and unused:
     pictures are boardzoo's). ``komi`` must be a multiple of 0.5."""
 
@@ -87,19 +87,8 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
             returns = np.array([-1.0, 1.0])
         super()._finish(returns)
 
-    # the history planes follow the state: a move shifts them, anything else rebuilds them
-    def _after_move(self) -> None:
-        before, _ = self._last_move  # type: ignore[misc]  # set by _play
+    def _push_history(self, before: np.ndarray, action: int) -> None:
         push_history_kernel(self._observations, self._state, before[TO_PLAY] + 1)
-        super()._after_move()
-
-    def _reset_bookkeeping(self) -> None:
-        self._rebuild_history()
-        super()._reset_bookkeeping()
-
-    def restore_state(self, snapshot: Any) -> None:
-        super().restore_state(snapshot)
-        self._rebuild_history()
 
     def _rebuild_history(self) -> None:
         n, planes = self.game.size, 2 * HISTORY

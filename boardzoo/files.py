@@ -32,7 +32,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(err, OSError) and err.filename is None:  # a full disk: say where
-            raise OSError(err.errno, err.strerror, str(path)) from None
+            raise OSError(err.errno, err.strerror or str(err), str(path)) from None
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:

@@ -55,6 +55,7 @@ __all__ = [
     "PlayedGame",
     "TournamentResult",
     "agent_spec",
+    "check_export_formats",
     "clock_use",
     "export_match",
     "play_game",
@@ -70,6 +71,8 @@ MAX_GAMES = 10_000
 #: file formats of :func:`export_match`: one JSON record per line, an SGF file per game
 #: (Go and Gomoku), one CSV row per game, one PGN file of every game (chess)
 EXPORT_FORMATS = ("jsonl", "sgf", "csv", "pgn")
+#: the games whose records a game-specific format can hold
+_FORMAT_GAMES = {"sgf": ("go", "gomoku"), "pgn": ("chess",)}
 _POLL_SECONDS = 0.2  # how often a process with nothing to claim looks at others' progress
 #: what happens when a clock runs out: the player loses on time, or a warning is recorded
 ON_TIME = ("lose", "warn")
@@ -483,6 +486,21 @@ def _executing(executor: Executor | None, workers: int) -> Iterator[Executor]:
         yield local
 
 
+def check_export_formats(formats: Sequence[str], game: str = "") -> None:
+    """Raise a one-line :class:`InvalidOptionError` for a format that is not one of
+    :data:`EXPORT_FORMATS`, or (when ``game`` is named) one that cannot hold its games."""
+    unknown = sorted(set(formats) - set(EXPORT_FORMATS))
+    if unknown:
+        raise InvalidOptionError(
+            f"unknown export format(s) {unknown}; use {', '.join(EXPORT_FORMATS)}"
+        )
+    unsuited = sorted(f for f in formats if game and game not in _FORMAT_GAMES.get(f, (game,)))
+    if unsuited:
+        suited = [f for f in EXPORT_FORMATS if game in _FORMAT_GAMES.get(f, (game,))]
+        holds = "; ".join(f"{f} holds {' and '.join(_FORMAT_GAMES[f])} games" for f in unsuited)
+        raise InvalidOptionError(f"{holds}; {game} exports {', '.join(suited)}")
+
+
 def export_match(
     result: MatchResult, stem: str | os.PathLike, formats: Sequence[str],
     game: str | Game = "", names: tuple[str, str] = ("agent_a", "agent_b"),
@@ -491,11 +509,7 @@ def export_match(
     an SGF file per game (Go and Gomoku), ``stem.csv`` (one row per game) and, for
     ``game`` chess, ``stem.pgn`` (every game, the players ``names`` of agent_a and
     agent_b); returns the paths. Each file is written whole and renamed into place."""
-    unknown = set(formats) - set(EXPORT_FORMATS)
-    if unknown:
-        raise InvalidOptionError(
-            f"export format(s) {sorted(unknown)} unknown; use {', '.join(EXPORT_FORMATS)}"
-        )
+    check_export_formats(formats, game if isinstance(game, str) else game.name)
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -514,7 +528,7 @@ def export_match(
                 stem.mkdir(exist_ok=True)
                 paths.append(stem / f"game_{record.index:04d}.sgf")
                 atomic_write_text(paths[-1], record.final_position + "\n")
-    if "pgn" in formats and (game if isinstance(game, str) else game.name) == "chess":
+    if "pgn" in formats:
         paths.append(stem.with_name(stem.name + ".pgn"))
         atomic_write_text(paths[-1], "\n".join(_pgn(r, names) for r in result.records))
     return paths

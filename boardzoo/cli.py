@@ -525,7 +525,7 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
     the counts, the agents (built here) and the export formats."""
     from boardzoo.agents import make_agent
     from boardzoo.agents.defaults import default_agents
-    from boardzoo.arena import EXPORT_FORMATS, MAX_GAMES
+    from boardzoo.arena import MAX_GAMES, check_export_formats
     from boardzoo.errors import InvalidOptionError, MissingExtraError
     from boardzoo.executor import MAX_LOCAL_WORKERS, MAX_RAY_WORKERS
     from boardzoo.timecontrol import TimeControl
@@ -539,11 +539,10 @@ def _checked_arena_arguments(args: argparse.Namespace) -> _ArenaRun:
             raise InvalidOptionError(f"{flag} {value}: use an integer in {least}..{most}")
     _check_backend(args)
     formats = [f.strip() for f in args.export.split(",") if f.strip()]
-    unknown = sorted(set(formats) - set(EXPORT_FORMATS))
-    if unknown:
-        raise InvalidOptionError(
-            f"--export {args.export}: unknown format(s) {unknown}; use {', '.join(EXPORT_FORMATS)}"
-        )
+    try:
+        check_export_formats(formats, game.name)
+    except InvalidOptionError as err:
+        raise InvalidOptionError(f"--export {args.export}: {err}") from None
     control = None if args.tc is None else TimeControl.parse(args.tc)
     specs = args.agents.split() if args.agents is not None else default_agents(game)
     names = _unique_names(specs)

@@ -205,8 +205,12 @@ def test_go_games_are_exported_as_sgf(tmp_path):
     export_match(result, tmp_path / "go", ["sgf"])
     sgf = sorted((tmp_path / "go").glob("*.sgf"))
     assert len(sgf) == 2 and sgf[0].read_text().startswith("(;")
-    with pytest.raises(InvalidOptionError, match="unknown; use jsonl, sgf, csv, pgn"):
+    with pytest.raises(InvalidOptionError, match=r"unknown export format\(s\) \['pdf'\]; use "
+                       "jsonl, sgf, csv, pgn$"):
         export_match(result, tmp_path / "go", ["pdf"])
+    with pytest.raises(InvalidOptionError, match="^pgn holds chess games; go exports jsonl, "
+                       "sgf, csv$"):
+        export_match(result, tmp_path / "go", ["sgf", "pgn"], "go")
 
 
 def test_bad_match_arguments():
@@ -239,7 +243,7 @@ def test_chess_games_are_exported_as_pgn(tmp_path):
     from boardzoo.envs.chess import Chess, fen
 
     result = play_match("chess", RandomAgent(0), RandomAgent(1), games=2)
-    [path] = export_match(result, tmp_path / "chess", ["pgn", "sgf"], "chess", ("r0", "r1"))
+    [path] = export_match(result, tmp_path / "chess", ["pgn"], "chess", ("r0", "r1"))
     handle = io.StringIO(path.read_text())
     for record in result.records:
         read = chess_pgn.read_game(handle)

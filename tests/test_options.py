@@ -175,7 +175,9 @@ def test_illegal_moves_on_big_boards_have_short_messages():
     (["--option", "misere=perhaps"], "misere='perhaps' is not allowed"),
     (["--agents", "random mcts:simulatons=5"], "did you mean 'simulations'"),
     (["--agents", "random"], "needs two or more"),
-    (["--export", "pgn"], "unknown format(s) ['pgn']"),
+    (["--export", "pdf"], "--export pdf: unknown export format(s) ['pdf']; use jsonl, sgf, csv, pgn"),
+    (["--export", "csv,pgn,sgf"], "--export csv,pgn,sgf: pgn holds chess games; sgf holds go and "
+                                  "gomoku games; nim exports jsonl, csv"),
 ])
 def test_arena_arguments_are_checked_before_any_output(tmp_path, capsys, args, words):
     assert main(["arena", "nim", "--out", str(tmp_path), *args]) == 2

@@ -7,11 +7,13 @@
 VENV ?= .venv
 RLLIB_VENV ?= .venv-rllib
 OLDEST_VENV ?= .venv-oldest
+AGILERL_VENV ?= .venv-agilerl
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 ARENA_STAMP := $(VENV)/.installed-arena
 RLLIB_STAMP := $(RLLIB_VENV)/.installed-rllib
 OLDEST_STAMP := $(OLDEST_VENV)/.installed-oldest
+AGILERL_STAMP := $(AGILERL_VENV)/.installed-agilerl
 # what `make test-oldest` runs: the bitboard games, the registry and the classic drop-ins
 OLDEST_TESTS := tests/test_connect_four.py tests/test_othello.py tests/test_chess.py \
 	tests/test_tictactoe.py tests/test_classic.py tests/test_registry.py
@@ -19,7 +21,8 @@ PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 # CI has 2 cores: one pytest worker per core
 PYTEST_WORKERS ?= 2
 
-.PHONY: arena test typecheck test-fast test-slow test-rllib test-oldest bench docs clean wheel
+.PHONY: arena test typecheck test-fast test-slow test-rllib test-oldest test-agilerl bench docs \
+	clean wheel
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -49,6 +52,17 @@ $(OLDEST_STAMP): pyproject.toml constraints-oldest.txt
 	$(OLDEST_VENV)/bin/python -m pip install --quiet -c constraints-oldest.txt -e . \
 		"pytest>=8.0" "pytest-xdist>=3.5" "hypothesis>=6.100" "pygame-ce>=2.4" "chess>=1.10"
 	touch $(OLDEST_STAMP)
+
+# AgileRL with its own pins (requirements-agilerl.txt: numpy<2) and boardzoo; torch is the CPU
+# build, not AgileRL's torch==2.5.1, so AgileRL goes in without its dependencies, and
+# deepspeed (an sdist that imports torch to build) without build isolation
+$(AGILERL_STAMP): pyproject.toml requirements-agilerl.txt
+	python3 -m venv $(AGILERL_VENV)
+	$(AGILERL_VENV)/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(AGILERL_VENV)/bin/python -m pip install --quiet -r requirements-agilerl.txt -e .
+	$(AGILERL_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation \
+		deepspeed==0.16.9 agilerl==2.2.1
+	touch $(AGILERL_STAMP)
 
 arena: $(ARENA_STAMP)
 	$(VENV)/bin/boardzoo arena
@@ -82,6 +96,13 @@ test-oldest: $(OLDEST_STAMP)
 	OMP_NUM_THREADS=1 $(OLDEST_VENV)/bin/python -m pytest -m "not slow" -n $(PYTEST_WORKERS) -q \
 		$(OLDEST_TESTS)
 
+# PettingZoo's AgileRL Connect Four curriculum tutorial as published, the import changed and
+# its sizes shrunk (tests/agilerl_tutorial.py), against the same run on PettingZoo's env:
+# about 4 minutes to build the venv (2.3 GB), 2 to run; not part of `make test`
+test-agilerl: $(AGILERL_STAMP)
+	OMP_NUM_THREADS=1 $(AGILERL_VENV)/bin/python -m pytest -q -m slow -p no:cacheprovider \
+		tests/test_agilerl_tutorial.py
+
 bench: $(STAMP)
 	$(VENV)/bin/boardzoo bench
 
@@ -90,7 +111,7 @@ docs: $(STAMP)
 	$(VENV)/bin/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(OLDEST_VENV) build dist site *.egg-info .pytest_cache
+	rm -rf $(VENV) $(RLLIB_VENV) $(OLDEST_VENV) $(AGILERL_VENV) build dist site *.egg-info .pytest_cache
 
 # the wheel, with every game's compiled code for any x86-64-v2 CPU in it (boardzoo/compiled:
 # a new installation loads it instead of compiling; see boardzoo.numba_cache). The folder

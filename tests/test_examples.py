@@ -191,15 +191,3 @@ def test_cleanrl_two_player_example_trains_saves_and_resumes(tmp_path, capsys):
     example.main(example.Args(**{**vars(args), "eval_only": True, "eval_seed": 5}))
     printed = capsys.readouterr().out.splitlines()[-1]
     assert printed.startswith("384 plies, 2 games, openings of seed 5: score vs random")
-
-
-@pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # AgileRL on a newer torch than it pins
-def test_agilerl_curriculum_example_trains_on_the_connect_four_drop_in():
-    """AgileRL's DQN population learns on boardzoo.classic.connect_four_v3 with the
-    tutorial's lesson rewards (read through env.env.board), then selects and mutates."""
-    pytest.importorskip("agilerl", reason="AgileRL (numpy<2 pins) runs in a venv of its own")
-    example = load("agilerl_connect_four_curriculum")
-    scores = example.main(episodes=10)
-    assert len(scores) == example.INIT_HP["POP_SIZE"]
-    assert all(-1.5 <= score <= 1.5 for score in scores)  # the lesson's rewards, per game

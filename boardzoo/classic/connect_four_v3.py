@@ -3,7 +3,8 @@
 ``from boardzoo.classic import connect_four_v3`` in place of ``from pettingzoo.classic import
 connect_four_v3``: the same agents (``player_0`` moves first), spaces, int8 observations
 (6, 7, 2) with row 0 at the top, action masks, integer rewards, wrapper chain and ``board``
-(a list of 42 ints, row-major from the top: 0 empty, 1 ``player_0``, 2 ``player_1``).
+(a list of 42 ints, row-major from the top: 0 empty, 1 ``player_0``, 2 ``player_1``), and
+``rgb_array`` frames of PettingZoo's size (boardzoo's picture, fitted in).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from boardzoo.classic.adapter import ClassicEnv, wrapped
 from boardzoo.envs.connect_four import ConnectFour
@@ -20,8 +22,8 @@ __all__ = ["env", "raw_env"]
 
 
 class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
-    """Connect Four as PettingZoo's raw ``connect_four_v3`` env (``screen_scaling`` is
-    accepted and unused: pictures are boardzoo's)."""
+    """Connect Four as PettingZoo's raw ``connect_four_v3`` env (pictures are boardzoo's, in
+    frames of PettingZoo's size: ``screen_scaling`` sets it)."""
 
     metadata = {
         "render_modes": ["human", "rgb_array"],
@@ -41,9 +43,29 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
         the state when read)."""
         return self.game.cells(self._state).ravel().tolist()
 
+    def render(self) -> str | np.ndarray | None:
+        """As boardzoo's envs render; an ``rgb_array`` frame is PettingZoo's size (99 x 86
+        pixels per unit of ``screen_scaling``), so that code drawing captions over PettingZoo's
+        frames (AgileRL's render script) finds the same canvas."""
+        if self.render_mode != "rgb_array":
+            return super().render()
+        width = 99 * self.screen_scaling
+        return _fitted(self.picture().to_image(), width, int(86 / 99 * width))
+
     def final_mask(self) -> np.ndarray:
         """The columns whose top cell is empty."""
         return self.game.cells(self._state)[0] == 0
+
+
+def _fitted(image: Image.Image, width: int, height: int) -> np.ndarray:
+    """``image`` scaled to fit ``width`` x ``height`` (aspect kept) and centred, on its own
+    corner colour: an RGB uint8 array of shape ``(height, width, 3)``."""
+    scale = min(width / image.width, height / image.height)
+    size = (round(image.width * scale), round(image.height * scale))
+    frame = Image.new("RGB", (width, height), image.getpixel((0, 0)))
+    frame.paste(image.resize(size, Image.Resampling.LANCZOS),
+                ((width - size[0]) // 2, (height - size[1]) // 2))
+    return np.asarray(frame, dtype=np.uint8).copy()
 
 
 def env(**kwargs: Any) -> Any:

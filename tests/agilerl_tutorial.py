@@ -27,7 +27,6 @@ Run it by hand in a venv with AgileRL (``make test-agilerl`` builds one)::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -109,18 +108,11 @@ def prepare(directory: Path, env: str = "boardzoo") -> Path:
     for lesson, pairs in SHORTEN_LESSONS.items():
         path = directory / "curriculums" / "connect_four" / lesson
         path.write_text(substitute(path.read_text(encoding="utf-8"), pairs, lesson), "utf-8")
-    shutil.copyfile(_dejavu_sans(), directory / "arial.ttf")  # the render script's font
+    import matplotlib  # the render script's font, by the name it opens
+
+    font = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    shutil.copyfile(font, directory / "arial.ttf")
     return directory
-
-
-def _dejavu_sans() -> Path:
-    """matplotlib's copy of DejaVu Sans (found without importing matplotlib, whose import
-    warns on newer pyparsing)."""
-    spec = importlib.util.find_spec("matplotlib")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the render script's font comes from matplotlib: install it")
-    folder = Path(spec.submodule_search_locations[0])
-    return folder / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
 
 
 def run(directory: Path, seed: int = 0, timeout: float = 900) -> list[str]:

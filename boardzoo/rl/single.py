@@ -56,8 +56,9 @@ def check_seat(seat: Any) -> None:
 
 def check_learner_options(illegal_action: Any, opening_plies: Any, seat: Any = "random",
                           num_envs: Any = 1) -> None:
-    """Raise InvalidOptionError for a learner env's option outside its allowed values, the
-    same check in every learner env (``seat`` and ``num_envs`` where the env takes them)."""
+    """Raise InvalidOptionError for a learner env's option outside its allowed values: the
+    options every learner env takes, and ``seat`` / ``num_envs`` where it takes them (their
+    defaults pass)."""
     check_num_envs(num_envs)
     check_seat(seat)
     check_illegal_action(illegal_action)

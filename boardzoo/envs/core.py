@@ -23,14 +23,14 @@ from __future__ import annotations
 import abc
 import functools
 import importlib
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
+from numba import njit
 
+from boardzoo.envs.kernels import Kernels
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-
-if TYPE_CHECKING:
-    from boardzoo.envs.kernels import Kernels
+from boardzoo.rng import choose_true
 
 __all__ = [
     "TO_PLAY",
@@ -44,6 +44,7 @@ __all__ = [
     "DeclaredKnowledge",
     "Game",
     "outcome_returns",
+    "make_random_playout",
 ]
 
 TO_PLAY, OUTCOME, PLY = 0, 1, 2
@@ -349,3 +350,33 @@ class Game(abc.ABC):
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"{type(self).__name__}({opts})"
+
+
+def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):
+    """Compiled uniformly random playouts for games with no faster specialised one:
+    ``(playout(state, rng) -> outcome, playout_trace(state, rng, trace) -> plies)``.
+
+    The traced version also writes the actions played into ``trace`` (as many as fit) and
+    returns how many plies it played (RAVE needs them). ``num_actions_kernel(state)`` sizes
+    the legal-mask scratch array. Both are compiled per process (they close over the game's
+    kernels, which numba cannot cache).
+    """
+
+    @njit
+    def playout_trace(state, rng, trace):
+        scratch = np.empty(num_actions_kernel(state), np.bool_)  # the kernel fills it all
+        plies = 0
+        while state[OUTCOME] == ONGOING:
+            action = choose_true(rng, scratch, legal_mask_kernel(state, scratch))
+            if plies < trace.shape[0]:
+                trace[plies] = action
+            plies += 1
+            apply_kernel(state, action)
+        return plies
+
+    @njit
+    def playout(state, rng):
+        playout_trace(state, rng, np.empty(0, np.int64))
+        return state[OUTCOME]
+
+    return playout, playout_trace

@@ -1,6 +1,7 @@
 """A game's compiled kernels: the :class:`Kernels` record a
-:class:`~boardzoo.envs.core.Game` lists them in, and generic kernels a game can build its own
-from (uniformly random playouts, the usual two observation planes)."""
+:class:`~boardzoo.envs.core.Game` lists them in, and :func:`own_opponent_planes`, the usual
+two observation planes for a game's ``observe`` kernel (the random playout a game can build
+its own from is :func:`boardzoo.envs.core.make_random_playout`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from boardzoo.envs.core import ONGOING, OUTCOME
-from boardzoo.rng import choose_true
-
-__all__ = ["Kernels", "make_random_playout", "own_opponent_planes"]
+__all__ = ["Kernels", "own_opponent_planes"]
 
 
 class Kernels(NamedTuple):
@@ -49,33 +47,3 @@ def own_opponent_planes(cells, seat, rows, cols):
         if cells[i] != 0:
             planes[i // cols, i % cols, 0 if cells[i] == own else 1] = 1.0
     return planes
-
-
-def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):
-    """Compiled uniformly random playouts for games with no faster specialised one:
-    ``(playout(state, rng) -> outcome, playout_trace(state, rng, trace) -> plies)``.
-
-    The traced version also writes the actions played into ``trace`` (as many as fit) and
-    returns how many plies it played (RAVE needs them). ``num_actions_kernel(state)`` sizes
-    the legal-mask scratch array. Both are compiled per process (they close over the game's
-    kernels, which numba cannot cache).
-    """
-
-    @njit
-    def playout_trace(state, rng, trace):
-        scratch = np.empty(num_actions_kernel(state), np.bool_)  # the kernel fills it all
-        plies = 0
-        while state[OUTCOME] == ONGOING:
-            action = choose_true(rng, scratch, legal_mask_kernel(state, scratch))
-            if plies < trace.shape[0]:
-                trace[plies] = action
-            plies += 1
-            apply_kernel(state, action)
-        return plies
-
-    @njit
-    def playout(state, rng):
-        playout_trace(state, rng, np.empty(0, np.int64))
-        return state[OUTCOME]
-
-    return playout, playout_trace

@@ -34,8 +34,9 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
+    make_random_playout,
 )
-from boardzoo.envs.kernels import Kernels, make_random_playout
+from boardzoo.envs.kernels import Kernels
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.options import parse_int, require, strict_keywords
 

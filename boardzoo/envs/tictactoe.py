@@ -19,8 +19,18 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import DRAW, HEADER, ONGOING, OUTCOME, PLY, TO_PLAY, DeclaredKnowledge, Game
-from boardzoo.envs.kernels import Kernels, make_random_playout, own_opponent_planes
+from boardzoo.envs.core import (
+    DRAW,
+    HEADER,
+    ONGOING,
+    OUTCOME,
+    PLY,
+    TO_PLAY,
+    DeclaredKnowledge,
+    Game,
+    make_random_playout,
+)
+from boardzoo.envs.kernels import Kernels, own_opponent_planes
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.options import strict_keywords
 

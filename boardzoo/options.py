@@ -7,8 +7,8 @@ A Python value of the wrong type (``misere="False"``) is an
 :class:`~boardzoo.errors.InvalidOptionError`; an unknown name is an
 :class:`~boardzoo.errors.UnknownOptionError` (also a ``TypeError``, worded as Python's own)
 that lists what is allowed, with a "did you mean" for a near miss. Ranges stay with the
-constructors, which know them. :class:`KeywordChecked` gives a class's constructors the same
-error for an unknown keyword argument.
+constructors, which know them and check them with :func:`require`. :class:`KeywordChecked`
+gives a class's constructors the same error for an unknown keyword argument.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ __all__ = [
     "did_you_mean",
     "keyword_names",
     "parse_int",
+    "require",
     "split_assignment",
     "strict_keywords",
     "unique_assignments",
@@ -44,6 +45,13 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 _ASCII_DIGITS = frozenset("0123456789")
 _UNCHECKED = object()  # a hint this module does not understand: any value passes
+
+
+def require(condition: bool | np.bool_, message: str) -> None:
+    """Raise InvalidOptionError(message) unless ``condition``: for a constructor's checks of
+    its options' ranges."""
+    if not condition:
+        raise InvalidOptionError(message)
 
 
 def parse_int(text: str | None, max_digits: int = 20, signed: bool = False) -> int | None:

@@ -19,17 +19,8 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs import Game
-from boardzoo.envs.core import (
-    DRAW,
-    HEADER,
-    ONGOING,
-    OUTCOME,
-    PLY,
-    TO_PLAY,
-    Kernels,
-    make_random_playout,
-    own_opponent_planes,
-)
+from boardzoo.envs.core import DRAW, HEADER, ONGOING, OUTCOME, PLY, TO_PLAY, make_random_playout
+from boardzoo.envs.kernels import Kernels, own_opponent_planes
 from boardzoo.errors import IllegalActionError, InvalidPositionError
 
 SIZE = 4

@@ -750,14 +750,32 @@ def heuristic_value(tag, state):
     return _knowledge_kernel(tag, "evaluate_kernel", _no_evaluation)(state)
 
 
-def position_key(tag, state):
-    """The knowledge's transposition key, else a hash of the whole state."""
-    return _knowledge_kernel(tag, "key_kernel", _state_key)(state)
+def _state_entry(name: str, default: Any, doc: str) -> Any:
+    """``entry(tag, state)``: the tag's game's knowledge entry ``name`` (``default`` where
+    the game has none) applied to ``state``; compiled, it is a direct call of that kernel."""
+    def entry(tag, state):
+        return _knowledge_kernel(tag, name, default)(state)
+
+    @overload(entry)
+    def _compiled(tag, state):
+        kernel = _knowledge_kernel(tag, name, default)
+        return lambda tag, state: kernel(state)
+
+    entry.__doc__ = doc
+    return entry
 
 
-def exact_value(tag, state):
-    """A finished game's value in the game's exact unit (side to move's view)."""
-    return _knowledge_kernel(tag, "exact_value", _outcome_value)(state)
+position_key = _state_entry(
+    "key_kernel", _state_key, "The knowledge's transposition key, else a hash of the whole state.")
+exact_value = _state_entry(
+    "exact_value", _outcome_value,
+    "A finished game's value in the game's exact unit (side to move's view).")
+in_check = _state_entry(
+    "in_check_kernel", _never_in_check,
+    "Whether the side to move is in check (never, for a game without the kernel).")
+null_move = _state_entry(
+    "null_move_kernel", _no_null_move,
+    "Pass in place where the knowledge allows it (False: not allowed here).")
 
 
 @overload(heuristic_value)
@@ -768,31 +786,9 @@ def _heuristic_value(tag, state):
     return lambda tag, state: kernel(state)
 
 
-@overload(position_key)
-def _position_key(tag, state):
-    kernel = _knowledge_kernel(tag, "key_kernel", _state_key)
-    return lambda tag, state: kernel(state)
-
-
-@overload(exact_value)
-def _exact_value(tag, state):
-    kernel = _knowledge_kernel(tag, "exact_value", _outcome_value)
-    return lambda tag, state: kernel(state)
-
-
 def tactical_value(tag, state, action):
     """The knowledge's value of a tactical move (> 0), 0 for a quiet one."""
     return _knowledge_kernel(tag, "tactical_kernel", _quiet)(state, action)
-
-
-def in_check(tag, state):
-    """Whether the side to move is in check (never, for a game without the kernel)."""
-    return _knowledge_kernel(tag, "in_check_kernel", _never_in_check)(state)
-
-
-def null_move(tag, state):
-    """Pass in place where the knowledge allows it (False: not allowed here)."""
-    return _knowledge_kernel(tag, "null_move_kernel", _no_null_move)(state)
 
 
 def _has_entry(tag: Any, name: str) -> bool:
@@ -817,18 +813,6 @@ def reduces_late_moves(tag):
 def _tactical_value(tag, state, action):
     kernel = _knowledge_kernel(tag, "tactical_kernel", _quiet)
     return lambda tag, state, action: kernel(state, action)
-
-
-@overload(in_check)
-def _in_check(tag, state):
-    kernel = _knowledge_kernel(tag, "in_check_kernel", _never_in_check)
-    return lambda tag, state: kernel(state)
-
-
-@overload(null_move)
-def _null_move(tag, state):
-    kernel = _knowledge_kernel(tag, "null_move_kernel", _no_null_move)
-    return lambda tag, state: kernel(state)
 
 
 def _flag_overload(function: Any) -> None:

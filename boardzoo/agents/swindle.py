@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from boardzoo.knowledge import GameKnowledge
+from boardzoo.knowledge import Knowledge
 from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
 
 __all__ = ["CHILD_SOLVE_SHARE", "Swindle", "outcome_keeping_moves", "plan_swindle"]
@@ -50,7 +50,7 @@ def plan_swindle(game: Any, state: np.ndarray, value: int, solver_move: int, ent
     return None if moves is None else Swindle(moves, deadlines)
 
 
-def outcome_keeping_moves(game: Any, knowledge: GameKnowledge, state: np.ndarray,
+def outcome_keeping_moves(game: Any, knowledge: Knowledge, state: np.ndarray,
                           value: int, solver_move: int, seconds: float,
                           stop: Any = None) -> list[int] | None:
     """The moves of ``state`` a swindle may choose from, given its exact ``value`` (side to
@@ -76,7 +76,7 @@ def outcome_keeping_moves(game: Any, knowledge: GameKnowledge, state: np.ndarray
     return sorted(keeping) if len(keeping) > 1 else None
 
 
-def _keeps_draw(game: Any, knowledge: GameKnowledge, state: np.ndarray, move: int,
+def _keeps_draw(game: Any, knowledge: Knowledge, state: np.ndarray, move: int,
                 mover: int, deadline: float, stop: Any) -> bool:
     """Whether playing ``move`` in a drawn position provably keeps the draw for ``mover``."""
     child = game.step(state, move)

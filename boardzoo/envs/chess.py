@@ -74,16 +74,8 @@ import numpy as np
 
 from boardzoo.envs import chess_moves as cm
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import (
-    DRAW,
-    ONGOING,
-    OUTCOME,
-    PLY,
-    TO_PLAY,
-    DeclaredKnowledge,
-    Game,
-    Kernels,
-)
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY, TO_PLAY, DeclaredKnowledge, Game
+from boardzoo.envs.kernels import Kernels
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.options import strict_keywords
 

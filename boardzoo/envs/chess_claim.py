@@ -17,7 +17,8 @@ from numba import njit
 
 from boardzoo.envs import chess_moves as cm
 from boardzoo.envs.chess import Chess
-from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, Kernels, make_random_playout
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, make_random_playout
+from boardzoo.envs.kernels import Kernels
 
 __all__ = ["ClaimChess", "can_claim_draw"]
 

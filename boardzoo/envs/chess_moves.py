@@ -95,8 +95,8 @@ def _step_table(steps: list[tuple[int, int]]) -> np.ndarray:
     return table
 
 
-#: the eight directions (file step, rank step): N, NE, E, SE, S, SW, W, NW; the first four
-#: of :data:`_POSITIVE` run to higher square numbers
+#: the eight directions (file step, rank step): N, NE, E, SE, S, SW, W, NW; N, NE, E and NW
+#: run to higher square numbers
 DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 
 
@@ -211,33 +211,27 @@ def bit(square):
 
 # ------------------------------------------------------------------------------ attacks
 @njit(cache=True, inline="always")
-def _ray_up(d, sq, occ):
+def _ray(d, sq, occ):
+    """The squares from ``sq`` along direction ``d`` up to the first blocker in ``occ``
+    (included): the nearest blocker is the lowest set bit on a ray that runs to higher
+    square numbers (N, NE, E, NW), the highest on the others."""
     ray = RAYS[d, sq]
     blockers = ray & occ
     if blockers:
-        ray ^= RAYS[d, lsb(blockers)]
-    return ray
-
-
-@njit(cache=True, inline="always")
-def _ray_down(d, sq, occ):
-    ray = RAYS[d, sq]
-    blockers = ray & occ
-    if blockers:
-        ray ^= RAYS[d, msb(blockers)]
+        ray ^= RAYS[d, lsb(blockers) if d <= 2 or d == 7 else msb(blockers)]
     return ray
 
 
 @njit(cache=True, inline="always")
 def rook_attacks(sq, occ):
     """Squares a rook on ``sq`` attacks with ``occ`` occupied (the first blocker included)."""
-    return _ray_up(0, sq, occ) | _ray_up(2, sq, occ) | _ray_down(4, sq, occ) | _ray_down(6, sq, occ)
+    return _ray(0, sq, occ) | _ray(2, sq, occ) | _ray(4, sq, occ) | _ray(6, sq, occ)
 
 
 @njit(cache=True, inline="always")
 def bishop_attacks(sq, occ):
     """Squares a bishop on ``sq`` attacks with ``occ`` occupied."""
-    return _ray_up(1, sq, occ) | _ray_up(7, sq, occ) | _ray_down(3, sq, occ) | _ray_down(5, sq, occ)
+    return _ray(1, sq, occ) | _ray(7, sq, occ) | _ray(3, sq, occ) | _ray(5, sq, occ)
 
 
 @njit(cache=True, inline="always")

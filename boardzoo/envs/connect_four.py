@@ -36,20 +36,10 @@ from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.bitboard import popcount
-from boardzoo.envs.core import (
-    DRAW,
-    HEADER,
-    ONGOING,
-    OUTCOME,
-    PLY,
-    TO_PLAY,
-    DeclaredKnowledge,
-    Game,
-    Kernels,
-    require,
-)
+from boardzoo.envs.core import DRAW, HEADER, ONGOING, OUTCOME, PLY, TO_PLAY, DeclaredKnowledge, Game
+from boardzoo.envs.kernels import Kernels
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import parse_int, strict_keywords
+from boardzoo.options import parse_int, require, strict_keywords
 from boardzoo.rng import below
 
 __all__ = [

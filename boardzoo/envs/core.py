@@ -12,17 +12,10 @@ the side to move and the result without calling into the game:
 ====================  ===========================================================
 
 The rest of the array is the game's own. Compiled kernels do the hot work and are what
-search calls in its inner loop; a game lists them in one :class:`Kernels` record,
-``Game.kernels``:
-
-* ``legal_mask(state, out) -> int``: fill the bool array ``out`` (shape ``[num_actions]``)
-  with the legal actions and return how many there are (0 at the end);
-* ``apply(state, action)``: play a legal action *in place*, updating the header;
-* ``playout(state, rng) -> int``: play uniformly random legal moves in place to the end and
-  return the outcome code (``rng`` from :mod:`boardzoo.rng`).
-
-The public pure functions (:meth:`Game.step`, :meth:`Game.legal_mask`, :meth:`Game.returns`,
-...) wrap these kernels and never mutate their input.
+search calls in its inner loop; a game lists them in one
+:class:`~boardzoo.envs.kernels.Kernels` record, ``Game.kernels``. The public pure
+functions (:meth:`Game.step`, :meth:`Game.legal_mask`, :meth:`Game.returns`, ...) wrap these
+kernels and never mutate their input.
 """
 
 from __future__ import annotations
@@ -30,12 +23,13 @@ from __future__ import annotations
 import abc
 import functools
 import importlib
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
-from boardzoo.errors import IllegalActionError, InvalidOptionError, InvalidPositionError, excerpt
+from boardzoo.envs.kernels import Kernels
+from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.rng import choose_true
 
 __all__ = [
@@ -49,11 +43,8 @@ __all__ = [
     "DRAW",
     "DeclaredKnowledge",
     "Game",
-    "Kernels",
     "outcome_returns",
     "make_random_playout",
-    "own_opponent_planes",
-    "require",
 ]
 
 TO_PLAY, OUTCOME, PLY = 0, 1, 2
@@ -66,22 +57,6 @@ _RETURNS = np.array([[0.0, 0.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
 def outcome_returns(outcome: int) -> np.ndarray:
     """Returns per seat (shape ``[2]``: +1 win, 0 draw, -1 loss) for an outcome code."""
     return _RETURNS[outcome].copy()
-
-
-class Kernels(NamedTuple):
-    """A game's compiled kernels (the module docstring): ``game.kernels.apply`` and so on."""
-
-    legal_mask: Any
-    apply: Any
-    playout: Any
-    #: optional: ``playout_trace(state, rng, trace) -> plies``, a playout (the same policy as
-    #: ``playout``) that also writes the actions it played into ``trace``; games where moves
-    #: transpose provide it for RAVE
-    playout_trace: Any = None
-    #: optional: ``observe(state, seat, out)``, the compiled form of :meth:`Game.observe`
-    #: filling float32 ``out`` (shape ``planes_shape``) from ``seat``'s view; vector envs
-    #: call it for N boards in one compiled loop
-    observe: Any = None
 
 
 class DeclaredKnowledge:
@@ -112,9 +87,9 @@ class Game(abc.ABC):
 
     #: module name without version: "tictactoe", "nim", "connect_four", ...
     name: ClassVar[str]
-    #: the compiled kernels (:class:`Kernels`)
+    #: the compiled kernels (:class:`~boardzoo.envs.kernels.Kernels`)
     kernels: ClassVar[Kernels]
-    #: what search knows about the game (:class:`boardzoo.knowledge.base.GameKnowledge`), or
+    #: what search knows about the game (:class:`boardzoo.knowledge.base.Knowledge`), or
     #: None: an object, or ``DeclaredKnowledge("module:NAME")`` to import it on first use
     knowledge: ClassVar[Any] = None
     #: renders draw pieces on the grid lines' crossings (Go, Gomoku) instead of in cells
@@ -375,24 +350,6 @@ class Game(abc.ABC):
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"{type(self).__name__}({opts})"
-
-
-def require(condition: bool | np.bool_, message: str) -> None:
-    """Raise InvalidOptionError(message) unless ``condition``: for validating game options."""
-    if not condition:
-        raise InvalidOptionError(message)
-
-
-@njit(cache=True)
-def own_opponent_planes(cells, seat, rows, cols):
-    """float32 planes (rows, cols, 2) from ``seat``'s view of a row-major cell array with
-    0 empty, 1 player_0, 2 player_1: plane 0 the seat's own pieces, plane 1 the opponent's."""
-    planes = np.zeros((rows, cols, 2), np.float32)
-    own = seat + 1
-    for i in range(rows * cols):
-        if cells[i] != 0:
-            planes[i // cols, i % cols, 0 if cells[i] == own else 1] = 1.0
-    return planes
 
 
 def make_random_playout(legal_mask_kernel, apply_kernel, num_actions_kernel):

@@ -58,16 +58,7 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import (
-    ONGOING,
-    OUTCOME,
-    PLY,
-    TO_PLAY,
-    DeclaredKnowledge,
-    Game,
-    Kernels,
-    require,
-)
+from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY, DeclaredKnowledge, Game
 from boardzoo.envs.go_board import (
     BLACK,
     BORDER,
@@ -113,9 +104,10 @@ from boardzoo.envs.go_board import (
     setup_start,
     to_point,
 )
+from boardzoo.envs.kernels import Kernels
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import parse_int, strict_keywords
+from boardzoo.options import parse_int, require, strict_keywords
 
 __all__ = [
     "Go",

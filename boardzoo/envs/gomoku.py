@@ -36,20 +36,11 @@ import numpy as np
 from numba import njit
 
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import (
-    DRAW,
-    ONGOING,
-    OUTCOME,
-    PLY,
-    TO_PLAY,
-    DeclaredKnowledge,
-    Game,
-    Kernels,
-    require,
-)
+from boardzoo.envs.core import DRAW, ONGOING, OUTCOME, PLY, TO_PLAY, DeclaredKnowledge, Game
+from boardzoo.envs.kernels import Kernels
 from boardzoo.envs.sgf import SgfRecord, parse_sgf, write_sgf
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import parse_int, strict_keywords
+from boardzoo.options import parse_int, require, strict_keywords
 from boardzoo.rng import below
 
 __all__ = ["Gomoku", "env", "raw_env"]

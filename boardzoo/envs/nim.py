@@ -34,12 +34,11 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
-    Kernels,
     make_random_playout,
-    require,
 )
+from boardzoo.envs.kernels import Kernels
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import parse_int, strict_keywords
+from boardzoo.options import parse_int, require, strict_keywords
 
 __all__ = ["Nim", "env", "raw_env"]
 

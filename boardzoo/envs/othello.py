@@ -60,11 +60,10 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
-    Kernels,
-    require,
 )
+from boardzoo.envs.kernels import Kernels
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
-from boardzoo.options import strict_keywords
+from boardzoo.options import require, strict_keywords
 from boardzoo.rng import below, scramble
 
 __all__ = [

@@ -28,10 +28,9 @@ from boardzoo.envs.core import (
     TO_PLAY,
     DeclaredKnowledge,
     Game,
-    Kernels,
     make_random_playout,
-    own_opponent_planes,
 )
+from boardzoo.envs.kernels import Kernels, own_opponent_planes
 from boardzoo.errors import IllegalActionError, InvalidPositionError, excerpt
 from boardzoo.options import strict_keywords
 

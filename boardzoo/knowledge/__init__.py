@@ -2,7 +2,7 @@
 policies and the search settings measured strongest on each game.
 
 Agents are generic; what they know about a game is declared on the game: ``game.knowledge``
-is a :class:`~boardzoo.knowledge.base.GameKnowledge` (or None), for boardzoo's games the
+is a :class:`~boardzoo.knowledge.base.Knowledge` (or None), for boardzoo's games the
 ``KNOWLEDGE`` record of ``boardzoo.knowledge.<game name>``, which the Game class names with
 ``DeclaredKnowledge`` so the rules never import it. See :mod:`boardzoo.knowledge.base` for the
 contract (every entry optional; values from the side to move's view).
@@ -11,7 +11,6 @@ contract (every entry optional; values from the side to move's view).
 from __future__ import annotations
 
 from boardzoo.knowledge.base import (
-    GameKnowledge,
     Knowledge,
     SearchDefaults,
     Solution,
@@ -20,7 +19,6 @@ from boardzoo.knowledge.base import (
 )
 
 __all__ = [
-    "GameKnowledge",
     "Knowledge",
     "SearchDefaults",
     "Solution",

@@ -1,5 +1,5 @@
-"""What search knows about a game, declared on the game: the :class:`GameKnowledge` contract,
-its standard implementation :class:`Knowledge`, search defaults as data, and solve results.
+"""What search knows about a game, declared on the game: the :class:`Knowledge` record,
+search defaults as data, and solve results.
 
 A game declares its knowledge with a class attribute ``knowledge`` (a :class:`Knowledge`, or
 ``DeclaredKnowledge("module:NAME")`` from :mod:`boardzoo.envs.core`, imported on first use so
@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-__all__ = ["GameKnowledge", "Knowledge", "MoveRules", "SearchDefaults",
+__all__ = ["Knowledge", "MoveRules", "SearchDefaults",
            "Solution", "estimated_solve_seconds", "plies_until_affordable", "solve_if_affordable",
            "solve_within_reach", "solver_horizon", "solver_speed"]
 
@@ -77,8 +77,10 @@ class MoveRules(Protocol):
 Kernel = Callable[..., Any]
 
 
-class GameKnowledge(Protocol):
-    """The contract (all entries may be None). Values are from the side to move's view.
+@dataclass(frozen=True)
+class Knowledge:
+    """What search knows about a game: a record of the entries it has (all may be None).
+    Values are from the side to move's view.
 
     * ``evaluate_kernel(state) -> float``: compiled heuristic value of a non-terminal state,
       strictly inside (-1, 1) (+1/-1 are reserved for proven results);
@@ -122,53 +124,6 @@ class GameKnowledge(Protocol):
     * ``search_defaults``: :class:`SearchDefaults`.
     """
 
-    @property
-    def evaluate_kernel(self) -> Kernel | None: ...
-    @property
-    def key_kernel(self) -> Kernel | None: ...
-    @property
-    def exact_value(self) -> Callable[[np.ndarray], int] | None: ...
-    @property
-    def solve(self) -> Callable[..., Solution | None] | None: ...
-    @property
-    def within_reach(self) -> Callable[[np.ndarray], bool] | None: ...
-    @property
-    def solve_cost(self) -> Callable[[np.ndarray], float] | None: ...
-    @property
-    def solve_speed(self) -> float | None: ...
-    @property
-    def cost_growth(self) -> float | None: ...
-    @property
-    def proven_moves_left(self) -> Callable[[np.ndarray, int], float] | None: ...
-    @property
-    def min_thinking_moves(self) -> float | None: ...
-    @property
-    def playout_kernel(self) -> Kernel | None: ...
-    @property
-    def playout_trace_kernel(self) -> Kernel | None: ...
-    @property
-    def playout_value_kernel(self) -> Kernel | None: ...
-    @property
-    def prior_kernel(self) -> Kernel | None: ...
-    @property
-    def tactical_kernel(self) -> Kernel | None: ...
-    @property
-    def in_check_kernel(self) -> Kernel | None: ...
-    @property
-    def null_move_kernel(self) -> Kernel | None: ...
-    @property
-    def late_move_reductions(self) -> bool: ...
-    def move_rules(self) -> MoveRules | None: ...
-    @property
-    def result_text(self) -> Callable[[Any, np.ndarray], str] | None: ...
-    @property
-    def search_defaults(self) -> SearchDefaults: ...
-
-
-@dataclass(frozen=True)
-class Knowledge:
-    """The standard :class:`GameKnowledge`: a record of the entries a game has."""
-
     evaluate_kernel: Kernel | None = None
     key_kernel: Kernel | None = None
     exact_value: Callable[[np.ndarray], int] | None = None
@@ -192,7 +147,7 @@ class Knowledge:
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
 
 
-def load_solver(knowledge: GameKnowledge | None, state: np.ndarray) -> None:
+def load_solver(knowledge: Knowledge | None, state: np.ndarray) -> None:
     """Load the solver's compiled kernels now (an attempt that gives up at once), so that no
     clock pays for them later."""
     if knowledge is not None and knowledge.solve is not None:
@@ -200,7 +155,7 @@ def load_solver(knowledge: GameKnowledge | None, state: np.ndarray) -> None:
 
 
 def solve_within_reach(
-    knowledge: GameKnowledge | None, state: np.ndarray, time_limit: float | None,
+    knowledge: Knowledge | None, state: np.ndarray, time_limit: float | None,
     stop: Any = None,
 ) -> Solution | None:
     """The exact solution of ``state`` if the knowledge has a solver, the position is within
@@ -220,7 +175,7 @@ _SPEED_MEMORY = 0.9
 _speeds: dict[int, list[float]] = {}  # id(knowledge) -> [nodes, seconds], decayed
 
 
-def solver_speed(knowledge: GameKnowledge) -> tuple[float, bool]:
+def solver_speed(knowledge: Knowledge) -> tuple[float, bool]:
     """(nodes per second of the knowledge's solver here, whether measured): measured on this
     process's solves once they add up to :data:`_MEASURED_SECONDS` (and counted nodes: a
     solver that reports none is not measured), else the reference ``solve_speed``."""
@@ -230,7 +185,7 @@ def solver_speed(knowledge: GameKnowledge) -> tuple[float, bool]:
     return float(getattr(knowledge, "solve_speed", None) or 1e6), False
 
 
-def estimated_solve_seconds(knowledge: GameKnowledge, state: np.ndarray) -> float:
+def estimated_solve_seconds(knowledge: Knowledge, state: np.ndarray) -> float:
     """Seconds an exact solve of ``state`` is expected to take here (inf: no estimate)."""
     cost = getattr(knowledge, "solve_cost", None)
     if knowledge.solve is None or cost is None:
@@ -238,13 +193,13 @@ def estimated_solve_seconds(knowledge: GameKnowledge, state: np.ndarray) -> floa
     return float(cost(state)) / solver_speed(knowledge)[0]
 
 
-def _count_solve(knowledge: GameKnowledge, nodes: int, seconds: float) -> None:
+def _count_solve(knowledge: Knowledge, nodes: int, seconds: float) -> None:
     entry = _speeds.setdefault(id(knowledge), [0.0, 0.0])
     entry[0] = _SPEED_MEMORY * entry[0] + nodes
     entry[1] = _SPEED_MEMORY * entry[1] + seconds
 
 
-def plies_until_affordable(knowledge: GameKnowledge, state: np.ndarray,
+def plies_until_affordable(knowledge: Knowledge, state: np.ndarray,
                            seconds: float) -> float:
     """Plies from ``state`` until :func:`solve_if_affordable` is expected to try the solver
     with ``seconds`` for a move (0: now; inf: not foreseeable), from the cost estimate
@@ -258,7 +213,7 @@ def plies_until_affordable(knowledge: GameKnowledge, state: np.ndarray,
     return float(math.ceil(math.log(estimate / (ATTEMPT_FACTOR * seconds)) / math.log(growth)))
 
 
-def solver_horizon(knowledge: GameKnowledge | None,
+def solver_horizon(knowledge: Knowledge | None,
                    state: np.ndarray) -> Callable[[float], float] | None:
     """:func:`plies_until_affordable` from ``state`` as a function of the seconds a move
     gets, for a clock's time allocation (None: the knowledge has no solver whose take-over
@@ -269,7 +224,7 @@ def solver_horizon(knowledge: GameKnowledge | None,
 
 
 def solve_if_affordable(
-    knowledge: GameKnowledge | None, state: np.ndarray, seconds: float | None,
+    knowledge: Knowledge | None, state: np.ndarray, seconds: float | None,
     stop: Any = None,
 ) -> Solution | None:
     """The exact solution of ``state`` when the solver is worth trying within ``seconds``

@@ -29,7 +29,7 @@ from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
 from boardzoo.rng import below, make_rng
 
-__all__ = ["SingleAgentEnv", "check_num_envs", "check_opening_plies", "check_seat", "env_keywords"]
+__all__ = ["SingleAgentEnv", "check_learner_options", "env_keywords"]
 
 
 def check_num_envs(num_envs: Any) -> None:
@@ -52,6 +52,17 @@ def check_seat(seat: Any) -> None:
     """Raise InvalidOptionError unless ``seat`` is 0, 1 or "random"."""
     if isinstance(seat, bool) or seat not in (0, 1, "random"):
         raise InvalidOptionError(f"seat={seat!r} is not allowed; use 0, 1 or 'random'")
+
+
+def check_learner_options(illegal_action: Any, opening_plies: Any, seat: Any = "random",
+                          num_envs: Any = 1) -> None:
+    """Raise InvalidOptionError for a learner env's option outside its allowed values: the
+    options every learner env takes, and ``seat`` / ``num_envs`` where it takes them (their
+    defaults pass)."""
+    check_num_envs(num_envs)
+    check_seat(seat)
+    check_illegal_action(illegal_action)
+    check_opening_plies(opening_plies)
 
 
 def env_keywords(env_class: type) -> list[str]:
@@ -84,9 +95,7 @@ class SingleAgentEnv(gym.Env):
         opening_plies: int = 0,
         **options: Any,
     ):
-        check_seat(seat)
-        check_illegal_action(illegal_action)
-        check_opening_plies(opening_plies)
+        check_learner_options(illegal_action, opening_plies, seat=seat)
         self.opening_plies = int(opening_plies)
         self.game = checked_game(
             game, options, f"gym.make({gym_id(game)!r})", also=env_keywords(SingleAgentEnv)

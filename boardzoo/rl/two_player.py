@@ -34,13 +34,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from boardzoo.envs import checked_game
-from boardzoo.envs.aec import check_illegal_action
 from boardzoo.envs.core import Game
 from boardzoo.errors import GameOverError, IllegalActionError, InvalidOptionError
 from boardzoo.options import keyword_names
 from boardzoo.rl.kernels import batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
-from boardzoo.rl.single import check_num_envs, check_opening_plies
+from boardzoo.rl.single import check_learner_options
 from boardzoo.rng import make_rng
 
 __all__ = ["TwoPlayerVectorEnv"]
@@ -61,9 +60,7 @@ class TwoPlayerVectorEnv:
         opening_plies: int = 0,
         **options: Any,
     ):
-        check_num_envs(num_envs)
-        check_illegal_action(illegal_action)
-        check_opening_plies(opening_plies)
+        check_learner_options(illegal_action, opening_plies, num_envs=num_envs)
         own = [name for name in keyword_names(TwoPlayerVectorEnv) if name != "game"]
         self.game: Game = checked_game(game, options, "TwoPlayerVectorEnv()", also=own)
         self.num_envs = int(num_envs)

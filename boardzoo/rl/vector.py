@@ -28,13 +28,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from boardzoo.envs import checked_game, gym_id, make_env
-from boardzoo.envs.aec import check_illegal_action, snapshot_of
+from boardzoo.envs.aec import snapshot_of
 from boardzoo.envs.core import OUTCOME, TO_PLAY
 from boardzoo.errors import InvalidOptionError
 from boardzoo.rl.kernels import EXTERNAL, batch_kernels
 from boardzoo.rl.observation import observation_space, shape_observation
 from boardzoo.rl.opponents import CompiledOpponent, resolve_opponent
-from boardzoo.rl.single import check_num_envs, check_opening_plies, check_seat, env_keywords
+from boardzoo.rl.single import check_learner_options, env_keywords
 from boardzoo.rng import make_rng
 
 __all__ = ["BoardVectorEnv"]
@@ -57,14 +57,11 @@ class BoardVectorEnv(VectorEnv):
         opening_plies: int = 0,
         **options: Any,
     ):
-        check_num_envs(num_envs)
+        check_learner_options(illegal_action, opening_plies, seat=seat, num_envs=num_envs)
         if render_mode is not None:
             raise InvalidOptionError(
                 "the compiled vector env does not render; use render_mode=None"
             )
-        check_seat(seat)
-        check_illegal_action(illegal_action)
-        check_opening_plies(opening_plies)
         self.opening_plies = int(opening_plies)
         self.game = checked_game(
             game,

@@ -175,7 +175,8 @@ def test_illegal_moves_on_big_boards_have_short_messages():
     (["--option", "misere=perhaps"], "misere='perhaps' is not allowed"),
     (["--agents", "random mcts:simulatons=5"], "did you mean 'simulations'"),
     (["--agents", "random"], "needs two or more"),
-    (["--export", "pdf"], "--export pdf: unknown export format(s) ['pdf']; use jsonl, sgf, csv, pgn"),
+    (["--export", "pdf"], "--export pdf: unknown export format(s) ['pdf']; use jsonl, sgf, csv, "
+                          "pgn"),
     (["--export", "csv,pgn,sgf"], "--export csv,pgn,sgf: pgn holds chess games; sgf holds go and "
                                   "gomoku games; nim exports jsonl, csv"),
 ])

@@ -418,14 +418,20 @@ MIN_THINKING_MOVES = 2.0
 
 
 def estimated_moves_left(game: Any, state: Any, proven_value: int | None = None) -> float:
-    """The per-game model of the moves the side to move still has to make: half the empty
-    cells of the board (board-filling games end by then; in Go captures and passes roughly
-    balance), at least :data:`MIN_MOVES_LEFT`; :data:`DEFAULT_MOVES_LEFT` without a board.
-    Given the position's exact ``proven_value``, the game's knowledge may count them under
-    perfect play instead (``proven_moves_left``: Connect Four knows when a proven game ends)."""
-    counted = getattr(getattr(game, "knowledge", None), "proven_moves_left", None)
+    """The per-game model of the moves the side to move still has to make: the game's
+    knowledge's own model where it has one (``moves_left``: chess counts by the game phase),
+    else half the empty cells of the board (board-filling games end by then; in Go captures
+    and passes roughly balance), at least :data:`MIN_MOVES_LEFT`; :data:`DEFAULT_MOVES_LEFT`
+    without a board. Given the position's exact ``proven_value``, the knowledge may count them
+    under perfect play instead (``proven_moves_left``: Connect Four knows when a proven game
+    ends)."""
+    knowledge = getattr(game, "knowledge", None)
+    counted = getattr(knowledge, "proven_moves_left", None)
     if proven_value is not None and counted is not None:
         return max(MIN_MOVES_LEFT, float(counted(state, proven_value)))
+    modelled = getattr(knowledge, "moves_left", None)
+    if modelled is not None:
+        return max(MIN_MOVES_LEFT, float(modelled(state)))
     cells = getattr(game, "cells", None)
     if cells is None:
         return DEFAULT_MOVES_LEFT

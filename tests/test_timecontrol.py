@@ -194,6 +194,20 @@ def test_moves_left_model_counts_empty_cells():
     assert estimated_moves_left(game, state) == 3.0  # 6 empties, at least 3
 
 
+def test_chess_expects_fewer_moves_left_as_pieces_come_off():
+    """Chess's model follows the game phase (knights and bishops 1, rooks 2, queens 4 of 24),
+    not the empty squares, which would expect 16 moves at the start and 31 with three pieces."""
+    game = make_game("chess")
+    assert estimated_moves_left(game, game.initial_state()) == 35.0
+    rook_ending = game.parse_position("8/8/4k3/8/8/8/3K4/R7 w - - 0 60")
+    assert estimated_moves_left(game, rook_ending) == pytest.approx(15.0 + 20.0 * 2 / 24)
+    pawn_ending = game.parse_position("8/5p2/4k3/8/8/8/3KP3/8 w - - 0 60")
+    assert estimated_moves_left(game, pawn_ending) == 15.0
+    first = move_budget(ClockView(remaining=60.0), estimated_moves_left(game,
+                                                                        game.initial_state()))
+    assert first.target < 60.0 / 30
+
+
 def test_plies_until_the_solver_by_hand():
     from boardzoo.knowledge.base import plies_until_affordable, solver_horizon, solver_speed
     from boardzoo.knowledge.connect_four import COST_AT_REACH, COST_GROWTH, REACH_STONES

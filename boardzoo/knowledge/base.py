@@ -99,6 +99,8 @@ class Knowledge:
       (:func:`plies_until_affordable`); ``proven_moves_left(state, value) -> float``: the
       moves the side to move still makes under perfect play in a position of exact
       ``value``, for a clock's allocation once the result is proven;
+      ``moves_left(state) -> float``: the own moves the side to move can expect to make
+      until the end, for a clock's allocation (None: half the empty cells);
       ``min_thinking_moves``: the fewest own moves a clock's allocation pays a search for
       when the solver is expected to take over (None: the default,
       :data:`boardzoo.timecontrol.MIN_THINKING_MOVES`);
@@ -133,6 +135,7 @@ class Knowledge:
     solve_speed: float | None = None
     cost_growth: float | None = None
     proven_moves_left: Callable[[np.ndarray, int], float] | None = None
+    moves_left: Callable[[np.ndarray], float] | None = None
     min_thinking_moves: float | None = None
     playout_kernel: Kernel | None = None
     playout_trace_kernel: Kernel | None = None

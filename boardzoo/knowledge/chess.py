@@ -13,6 +13,8 @@
   pat in check); null moves, never in pawn endings (zugzwang); late-move reductions.
 * MCTS: the default search is PUCT with the evaluation at the leaves and the evaluation's
   softmax over the children as priors (random playouts say nothing in chess).
+* Clocks: the moves left to expect follow the game phase (:func:`moves_left`), not the empty
+  squares, which grow as a chess game goes on.
 """
 
 from __future__ import annotations
@@ -44,12 +46,16 @@ from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.knowledge.chess_pesto import EG, MAX_PHASE, MG, PHASE
 
 __all__ = ["CENTIPAWN_SCALE", "KNOWLEDGE", "centipawns", "centipawns_white",
-           "evaluate_kernel", "tactical_kernel"]
+           "evaluate_kernel", "moves_left", "tactical_kernel"]
 
 #: centipawns per unit of ``atanh(value)``: a pawn up is worth about 0.17, a queen up 0.9
 CENTIPAWN_SCALE = 600.0
 #: the largest centipawn figure reported for a value that rounds to +-1
 MAX_CENTIPAWNS = 10_000
+#: own moves a clock expects left with every piece on the board (games between strong players
+#: last about 40 moves) and with none but kings and pawns (an ending still takes a while)
+MOVES_LEFT_OPENING = 35.0
+MOVES_LEFT_ENDING = 15.0
 _ONE = np.uint64(1)
 _BLACK_FLIP = 56  # square ^ 56 mirrors the ranks: black's pieces read White's tables
 
@@ -152,6 +158,15 @@ def centipawns(value: float) -> int:
 
 
 #: what search knows about chess (declared on the Game as its ``knowledge``)
+def moves_left(state: np.ndarray) -> float:
+    """The own moves the side to move can expect to make until the game ends, for a clock's
+    allocation: from :data:`MOVES_LEFT_OPENING` with every piece on the board down to
+    :data:`MOVES_LEFT_ENDING` without pieces, in step with PeSTO's game phase."""
+    phase = sum(int(PHASE[piece]) * int(state[PIECES + piece]).bit_count() for piece in range(6))
+    share = min(phase, MAX_PHASE) / MAX_PHASE
+    return MOVES_LEFT_ENDING + (MOVES_LEFT_OPENING - MOVES_LEFT_ENDING) * share
+
+
 KNOWLEDGE = Knowledge(
     evaluate_kernel=evaluate_kernel,
     key_kernel=key_kernel,
@@ -159,6 +174,7 @@ KNOWLEDGE = Knowledge(
     in_check_kernel=in_check_kernel,
     null_move_kernel=null_move_kernel,
     late_move_reductions=True,
+    moves_left=moves_left,
     search_defaults=SearchDefaults(
         selection="puct", evaluator="heuristic",
         evidence="random playouts carry no signal in chess; the PeSTO evaluation at the "

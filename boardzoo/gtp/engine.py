@@ -37,8 +37,8 @@ import numpy as np
 
 from boardzoo import __version__
 from boardzoo.agents import check_agent_plays, make_agent, parse_agent_spec
-from boardzoo.agents.move import by_rules_of_play
 from boardzoo.agents.mcts.parallel import available_cores
+from boardzoo.agents.move import by_rules_of_play
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY
 from boardzoo.envs.go import Go

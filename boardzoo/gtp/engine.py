@@ -291,8 +291,8 @@ class GoGtpEngine:
         return self.game.action_to_str(action)
 
     def _choose(self, seat: int, cleanup: bool) -> int | None:
-        """The agent's move for ``seat`` (None: resign) by Go's rules of play, whatever the
-        agent; with ``cleanup``, the clean-up phase's move."""
+        """The agent's move for ``seat`` (None: resign) by Go's rules of play, an agent's
+        without a search too; with ``cleanup``, the clean-up phase's move."""
         env = self.env(seat)
         waited = self._await_warm_up()
         spent = time.monotonic() - self._received
@@ -303,11 +303,11 @@ class GoGtpEngine:
                 self.free_clock, seat, spent - waited, 0.0)
         action = int(call_act(self.agent, env, self.last_clock))
         search = getattr(self.agent, "last_search", None)
-        if (self.resign_below is not None and search is not None
-                and search.value < self.resign_below):
+        if search is None:  # no searching agent's pipeline applied Go's rules of play
+            action = by_rules_of_play(self.game, env.state_array, action, None)
+        elif self.resign_below is not None and search.value < self.resign_below:
             return None
         visits = None if search is None else search.visits
-        action = by_rules_of_play(self.game, env.state_array, action, visits)
         return cleanup_move(self.game, env.state_array, action, visits) if cleanup else action
 
     def ponder(self, stop: threading.Event) -> bool:

@@ -1,6 +1,7 @@
 """Go is one game in every front-end: the rules of play of boardzoo.knowledge.go.move_rules
-in every searching agent's moves (the arena's, ``boardzoo play``'s, the page's, GTP's), and
-one final score (boardzoo.knowledge.go.scoring) for the arena, the page and GTP."""
+in every searching agent's moves (the arena's, ``boardzoo play``'s, the page's, GTP's), in
+batched self-play's, in the random agent's and in GTP's agents without a search, and one
+final score (boardzoo.knowledge.go.scoring) for the arena, the page and GTP."""
 
 from __future__ import annotations
 

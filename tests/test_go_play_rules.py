@@ -1,6 +1,7 @@
 """Go is one game in every front-end: the rules of play of boardzoo.knowledge.go.move_rules
-in every searching agent's moves (the arena's, ``boardzoo play``'s, the page's, GTP's), and
-one final score (boardzoo.knowledge.go.scoring) for the arena, the page and GTP."""
+in every searching agent's moves (the arena's, ``boardzoo play``'s, the page's, GTP's), in
+batched self-play's, in the random agent's and in GTP's agents without a search, and one
+final score (boardzoo.knowledge.go.scoring) for the arena, the page and GTP."""
 
 from __future__ import annotations
 
@@ -116,3 +117,129 @@ def test_play_go_names_black_and_white_and_writes_the_result(monkeypatch, capsys
     monkeypatch.setattr("builtins.input", lambda prompt="": "resign")
     assert main(args[:3] + ["0"] + args[4:]) == 0
     assert "Black resigns. Result: W+R" in capsys.readouterr().out
+
+
+# ------------------------------------------------------- batched self-play and GTP agents
+def _self_play_move(game: Go, moves: list[int], summary: Any = None) -> tuple[int, Any, Any]:
+    """The move batched self-play plays after ``moves`` (greedy, a full search), from the
+    tiny network's batched search or from ``summary`` given; with the summary and the
+    training target recorded."""
+    import torch
+
+    from boardzoo.agents.alphazero import AlphaZeroNet, NetworkConfig
+    from boardzoo.training.agents import training_agent
+    from boardzoo.training.config import TrainConfig
+    from boardzoo.training.selfplay import GameTask, _Game, _play_move
+
+    config = TrainConfig(blocks=1, channels=8, simulations=24, temperature_moves=0)
+    state = game.initial_state()
+    for action in moves:
+        state = game.step(state, action)
+    if summary is None:
+        torch.manual_seed(0)
+        net = AlphaZeroNet.for_game(game, NetworkConfig(1, 8)).eval()
+        agent = training_agent(net, game, config, 0, self_play=True)
+        summary = agent.search_many([state], config.simulations, noise=[None])[0]
+    played = _Game(GameTask("g", 0), np.random.default_rng(0), state, True, list(moves), [],
+                   full=True)
+    _play_move(played, summary, game, config)
+    return played.moves[-1], summary, played.targets[-1]
+
+
+def _searched(game: Go, visits: dict[int, int]) -> Any:
+    """A root summary with these visits per action, as a batched search returns it."""
+    from boardzoo.agents.mcts.summary import TreeSummary
+
+    actions = np.array(sorted(visits))
+    counts = np.array([visits[a] for a in actions])
+    return TreeSummary(game.num_actions, actions, counts, np.zeros(len(actions)),
+                       np.full(len(actions), 1 / len(actions)), np.zeros(len(actions), int),
+                       np.zeros(len(actions), int), 0.0, None, int(counts.sum()), {})
+
+
+def test_batched_self_play_passes_when_passing_wins_after_the_opponents_pass():
+    game = Go(board_size=5, komi=0.5)
+    # Black C3, White passes: Black's pass ends the game and wins by 24.5, even where the
+    # search preferred another move; the training target stays the search's visits
+    action, _, target = _self_play_move(game, [12, 25], _searched(game, {7: 20, 25: 4}))
+    assert action == game.pass_action
+    assert target == {"ply": 2, "actions": [7, 25], "probs": [0.833333, 0.166667]}
+    action, summary, _ = _self_play_move(game, [12, 25])  # the network's batched search
+    assert action == game.pass_action and summary.visits.sum() > 0
+    # the same pass would lose by 5.5: the search's move is played
+    losing = Go(board_size=5, komi=30.5)
+    assert _self_play_move(losing, [12, 25], _searched(losing, {7: 20, 25: 4}))[0] == 7
+    action, summary, _ = _self_play_move(losing, [12, 25])
+    assert action == int(summary.actions[np.argmax(summary.visits)])
+
+
+def _own_eye_position() -> tuple[Go, list[int]]:
+    """Black to move with an own eye at A5 (action 0), White's stones far off."""
+    return Go(board_size=5, komi=0.5), [1, 24, 5, 23, 6, 18]
+
+
+def test_batched_self_play_never_fills_an_own_eye_while_another_move_was_searched():
+    game, moves = _own_eye_position()
+    state = game.initial_state()
+    for move in moves:
+        state = game.step(state, move)
+    assert fills_own_eye(state, 0) and not fills_own_eye(state, 12)
+    action, _, target = _self_play_move(game, moves, _searched(game, {0: 10, 12: 5, 25: 1}))
+    assert action == 12  # the most visited move that fills no own eye
+    assert target["probs"] == [0.625, 0.3125, 0.0625]  # the search's visits, the eye fill's too
+    action, _, _ = _self_play_move(game, moves, _searched(game, {0: 10, 25: 0}))
+    assert action == game.pass_action  # nothing else searched: a pass, never the eye
+    # from the network's own batched search: whatever it visits most, never the eye
+    action, summary, _ = _self_play_move(game, moves)
+    assert summary.visits.sum() > 0 and not fills_own_eye(state, action)
+
+
+def _gtp_self_play(agent: str, size: int, seed: int) -> tuple[list[str], int]:
+    """A scripted GTP session: ``genmove b``, ``genmove w``, ... until two passes in a row;
+    every genmove checked not to fill the mover's own eye. Returns the moves and how many
+    positions offered an own-eye fill."""
+    engine = GoGtpEngine(agent=agent, board_size=size, komi=0.5, seed=seed)
+    game, moves, eye_fills_offered = engine.game, [], 0
+    while moves[-2:] != ["pass", "pass"]:
+        state = engine.state
+        legal = game.legal_mask(state)
+        eye_fills_offered += any(legal[a] and fills_own_eye(state, a)
+                                 for a in range(game.pass_action))
+        reply = engine.handle(f"genmove {'bw'[len(moves) % 2]}")
+        assert reply.startswith("= "), reply
+        move = reply[2:].strip().lower()
+        action = game.str_to_action(move)
+        assert move == "pass" or not fills_own_eye(state, action), (moves, move)
+        moves.append(move)
+    assert engine.handle("quit") == "=\n\n"
+    return moves, eye_fills_offered
+
+
+def test_gtp_applies_the_rules_of_play_to_agents_without_a_search():
+    """A random agent that ignores the rules of play (``rules_of_play=false``) still plays
+    by them through GTP, as ``random`` does by itself: its games end by passes, before the
+    move limit, and no move fills the mover's own eye."""
+    for agent in ("random:rules_of_play=false", "random"):
+        moves, eye_fills_offered = _gtp_self_play(agent, size=5, seed=0)
+        assert eye_fills_offered > 0 and len(moves) < 3 * 25, (agent, moves)
+    # the winning pass after the opponent's pass, which the agent alone would not play
+    engine = GoGtpEngine(agent="random:rules_of_play=false", board_size=5, komi=0.5, seed=0)
+    assert engine.handle("play b C3") == engine.handle("play w pass") == "=\n\n"
+    assert engine.handle("genmove b") == "= pass\n\n"
+
+
+def test_a_random_agent_plays_by_the_rules_of_play_and_its_policy_says_so():
+    game, moves = _own_eye_position()
+    env = BoardGameEnv(game)
+    env.reset(options={"moves": moves})
+    state = env.state_array
+    agent, free = RandomAgent(0), RandomAgent(0, rules_of_play=False)
+    legal = np.flatnonzero(game.legal_mask(state))
+    policy, uniform = agent.policy(env), free.policy(env)
+    assert np.allclose(uniform[legal], 1 / len(legal)) and uniform[0] > 0
+    assert policy[0] == 0 and np.isclose(policy[game.pass_action], 2 / len(legal))
+    assert np.isclose(policy.sum(), 1.0)
+    assert not any(agent.act(env) == 0 for _ in range(200))
+    assert any(free.act(env) == 0 for _ in range(200))
+    env.reset(options={"moves": [12, 25]})  # the winning pass after the opponent's pass
+    assert agent.act(env) == game.pass_action and agent.policy(env)[game.pass_action] == 1.0

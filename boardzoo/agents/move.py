@@ -12,7 +12,9 @@ play after it (Go: never fill an own eye while another move was searched) -> one
 :class:`~boardzoo.analysis.Analysis`, ``last_analysis`` (the move played listed first).
 
 :class:`SearchingAgent` runs it; an engine supplies only :meth:`SearchingAgent._search`
-(and, where it has them, compilation, tree reuse and whether it can swindle).
+(and, where it has them, compilation, tree reuse and whether it can swindle). A move chosen
+outside it (batched self-play, an agent without a search) goes through the same two steps of
+the rules of play with :func:`by_rules_of_play`.
 
 Values are from the side to move's view, in the result's ``unit``.
 """
@@ -28,6 +30,7 @@ from boardzoo.agents.swindle import plan_swindle
 from boardzoo.analysis import EXACT, Analysis, MoveStat, ProgressFn, line_texts, move_texts
 from boardzoo.errors import GameOverError, InvalidOptionError, excerpt
 from boardzoo.knowledge.base import (
+    MoveRules,
     Solution,
     load_solver,
     solve_if_affordable,
@@ -37,8 +40,8 @@ from boardzoo.options import KeywordChecked
 from boardzoo.timecontrol import ClockView, SearchDeadlines, monotonic
 from boardzoo.wrappers.model import EnvModel, GameModel
 
-__all__ = ["MAX_TIME_LIMIT", "SearchResult", "SearchingAgent",
-           "check_time_limit", "outcome_name"]
+__all__ = ["MAX_TIME_LIMIT", "SearchResult", "SearchingAgent", "by_rules_of_play",
+           "check_time_limit", "outcome_name", "rules_after_search", "rules_before_search"]
 
 #: the longest fixed ``time_limit`` a move may take (a day): longer is a typo, not a plan
 MAX_TIME_LIMIT = 86_400.0
@@ -142,15 +145,13 @@ class SearchingAgent(KeywordChecked):
             raise GameOverError(f"{type(self).__name__} cannot move: the {name} game is "
                                 "already over")
         self._check_model(model)
-        rules = _move_rules(model)
-        ruled = None if rules is None else rules.before_search(model.game, root)
+        game = model.game if isinstance(model, GameModel) else None
+        ruled = rules_before_search(game, root)
         if ruled is not None:
             self._forget()
-            return self._finish(model, _ruled_result(int(ruled), monotonic() - entered))
+            return self._finish(model, _ruled_result(ruled, monotonic() - entered))
         result = self._decide(model, root, entered, clock, on_progress, stop)
-        if rules is not None:
-            result = _obeying(rules, model.game, root, result)
-        return self._finish(model, result)
+        return self._finish(model, _obeying(game, root, result))
 
     def _decide(self, model: EnvModel, root: Any, entered: float, clock: ClockView | None,
                 on_progress: ProgressFn | None,
@@ -271,10 +272,37 @@ class SearchingAgent(KeywordChecked):
         return result
 
 
-def _move_rules(model: EnvModel) -> Any:
-    """The game's rules of play around a search (its knowledge's ``move_rules``), or None."""
-    knowledge = model.game.knowledge if isinstance(model, GameModel) else None
-    return getattr(knowledge, "move_rules", None)
+def _move_rules(game: Any) -> MoveRules | None:
+    """``game``'s rules of play around a search (its knowledge's ``move_rules``), or None
+    (no rules, or no boardzoo game)."""
+    return getattr(getattr(game, "knowledge", None), "move_rules", None)
+
+
+def rules_before_search(game: Any, state: np.ndarray) -> int | None:
+    """The move ``game``'s rules of play make in ``state`` without a search (Go: the pass
+    that wins after the opponent's pass), or None: choose one."""
+    rules = _move_rules(game)
+    ruled = None if rules is None else rules.before_search(game, state)
+    return None if ruled is None else int(ruled)
+
+
+def rules_after_search(game: Any, state: np.ndarray, action: int,
+                       visits: np.ndarray | None) -> int:
+    """The move ``game``'s rules of play make of ``action``, chosen in ``state`` by a search
+    with these root ``visits`` per action (None: chosen without one): ``action`` itself, or
+    (Go) the most visited other searched move when it fills an own eye (a pass when none)."""
+    rules = _move_rules(game)
+    return action if rules is None else int(rules.after_search(game, state, action, visits))
+
+
+def by_rules_of_play(game: Any, state: np.ndarray, action: int,
+                     visits: np.ndarray | None) -> int:
+    """The move played in ``state`` when ``action`` was chosen outside :class:`SearchingAgent`'s
+    pipeline (batched self-play, a non-searching agent), by the same rules of play:
+    :func:`rules_before_search`'s move if there is one, else :func:`rules_after_search`'s.
+    A move the pipeline chose comes back unchanged."""
+    ruled = rules_before_search(game, state)
+    return ruled if ruled is not None else rules_after_search(game, state, action, visits)
 
 
 def _ruled_result(action: int, seconds: float) -> SearchResult:
@@ -283,10 +311,10 @@ def _ruled_result(action: int, seconds: float) -> SearchResult:
                         "rule")
 
 
-def _obeying(rules: Any, game: Any, root: Any, result: SearchResult) -> SearchResult:
+def _obeying(game: Any, root: Any, result: SearchResult) -> SearchResult:
     """``result`` with the move the game's rules of play choose after the search (its
     principal variation the searched line of that move, where there is one)."""
-    action = int(rules.after_search(game, root, result.action, result.visits))
+    action = rules_after_search(game, root, result.action, result.visits)
     if action == result.action:
         return result
     line = (result.lines or {}).get(action, [action])

@@ -13,9 +13,9 @@ failing command leaves the engine running and the position unchanged. The messag
 with the specification's phrases (``unknown command``, ``illegal move``, ``syntax error``,
 ``unacceptable size``, ``cannot undo``, ``cannot load file``) and then say what was wrong.
 
-Go is the knowledge's, as in every front-end: the agent plays by Go's rules of play
-(:mod:`boardzoo.knowledge.go.move_rules`, ``kgs-genmove_cleanup`` their clean-up move), the
-scores are :func:`boardzoo.knowledge.go.final_score`'s, the game a ``GtpRecord``.
+Go is the knowledge's, as in every front-end: every agent (``random``, ``gnugo`` too) plays
+by Go's rules of play (:mod:`boardzoo.knowledge.go.move_rules`, ``kgs-genmove_cleanup`` their
+clean-up move), the scores are :func:`boardzoo.knowledge.go.final_score`'s.
 
 Time: ``time_settings`` / ``kgs-time_settings`` become a
 :class:`~boardzoo.timecontrol.TimeControl` (:func:`gtp_time_control`) run by a
@@ -38,6 +38,7 @@ import numpy as np
 from boardzoo import __version__
 from boardzoo.agents import check_agent_plays, make_agent, parse_agent_spec
 from boardzoo.agents.mcts.parallel import available_cores
+from boardzoo.agents.move import by_rules_of_play
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import ONGOING, OUTCOME, PLY, TO_PLAY
 from boardzoo.envs.go import Go
@@ -290,8 +291,8 @@ class GoGtpEngine:
         return self.game.action_to_str(action)
 
     def _choose(self, seat: int, cleanup: bool) -> int | None:
-        """The agent's move for ``seat`` (None: resign); with ``cleanup``, the clean-up
-        phase's move of Go's rules of play."""
+        """The agent's move for ``seat`` (None: resign) by Go's rules of play, an agent's
+        without a search too; with ``cleanup``, the clean-up phase's move."""
         env = self.env(seat)
         waited = self._await_warm_up()
         spent = time.monotonic() - self._received
@@ -302,13 +303,12 @@ class GoGtpEngine:
                 self.free_clock, seat, spent - waited, 0.0)
         action = int(call_act(self.agent, env, self.last_clock))
         search = getattr(self.agent, "last_search", None)
-        if (self.resign_below is not None and search is not None
-                and search.value < self.resign_below):
+        if search is None:  # no searching agent's pipeline applied Go's rules of play
+            action = by_rules_of_play(self.game, env.state_array, action, None)
+        elif self.resign_below is not None and search.value < self.resign_below:
             return None
-        if cleanup:
-            visits = None if search is None else search.visits
-            action = cleanup_move(self.game, env.state_array, action, visits)
-        return action
+        visits = None if search is None else search.visits
+        return cleanup_move(self.game, env.state_array, action, visits) if cleanup else action
 
     def ponder(self, stop: threading.Event) -> bool:
         """With ``ponders``, right after this engine's genmove: search the opponent's

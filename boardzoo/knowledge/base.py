@@ -120,7 +120,8 @@ class Knowledge:
       pass in place where passing is a safe test (False, the state unusable, where it is
       not: zugzwang-prone positions), for null-move pruning; ``late_move_reductions``:
       search late quiet moves a ply shallower first;
-    * ``move_rules``: :class:`MoveRules`, applied by every searching agent;
+    * ``move_rules``: :class:`MoveRules`, applied by every searching agent (and to moves
+      chosen without a search: ``boardzoo.agents.move.by_rules_of_play``);
     * ``result_text(game, state) -> str``: a finished game's result as its players write it
       (Go: ``B+3.5``, the score with the dead stones removed), which the arena records;
     * ``search_defaults``: :class:`SearchDefaults`.

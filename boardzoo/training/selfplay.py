@@ -7,7 +7,10 @@ target, otherwise a *fast* search (``fast_simulations``, no noise) that only pic
 (KataGo's playout-cap randomisation). The first ``temperature_moves`` plies are sampled from
 the visit counts (T = 1), later ones are the most visited move. Optional resignation when
 the root value falls below ``-resign_threshold``; a ``resign_check_fraction`` of games never
-resign and report whether resigning would have been wrong.
+resign and report whether resigning would have been wrong. The move played obeys the game's
+rules of play as every searching agent's does (Go: pass when passing wins after the
+opponent's pass, never fill an own eye while another move was searched); the training target
+stays the search's visit distribution.
 
 A game is a JSON-ready record (moves, sparse policy targets, per-seat returns): positions are
 rebuilt from the moves by :mod:`boardzoo.training.replay`, so a record is small and safe.
@@ -28,6 +31,7 @@ from boardzoo.agents.alphazero.network import (
     zero_subnormals,
 )
 from boardzoo.agents.mcts.summary import TreeSummary
+from boardzoo.agents.move import by_rules_of_play, rules_before_search
 from boardzoo.envs.core import Game, outcome_returns
 from boardzoo.training.agents import training_agent
 from boardzoo.training.config import TrainConfig
@@ -116,7 +120,13 @@ def _new_game(task: GameTask, game: Game, config: TrainConfig) -> _Game:
 
 
 def _play_move(g: _Game, summary: TreeSummary, game: Game, config: TrainConfig) -> None:
-    """Record the target of a full search, then pick and play the move (or resign)."""
+    """Record the target of a full search, then pick and play the move (or resign).
+
+    The target is the search's visit distribution, whatever is played. The move is drawn
+    from the visits or the most visited, as the game's rules of play allow
+    (:func:`~boardzoo.agents.move.by_rules_of_play`, as every searching agent plays: Go's
+    winning pass after the opponent's pass, no own-eye fill while another move was
+    searched)."""
     actions, visits = summary.actions, summary.visits.astype(np.float64)
     ply = len(g.moves)
     if g.full:
@@ -124,7 +134,8 @@ def _play_move(g: _Game, summary: TreeSummary, game: Game, config: TrainConfig) 
         g.targets.append({"ply": ply, "actions": actions.tolist(),
                           "probs": [round(float(p), 6) for p in policy]})
     to_play = int(game.to_play(g.state))
-    if config.resign_threshold is not None and summary.value < -config.resign_threshold:
+    if (config.resign_threshold is not None and summary.value < -config.resign_threshold
+            and rules_before_search(game, g.state) is None):  # a winning pass is played
         if g.would_resign is None:
             g.would_resign = to_play
         if not g.never_resign:
@@ -134,6 +145,7 @@ def _play_move(g: _Game, summary: TreeSummary, game: Game, config: TrainConfig) 
         action = int(actions[g.rng.choice(len(actions), p=visits / visits.sum())])
     else:
         action = int(actions[int(np.argmax(visits))])
+    action = by_rules_of_play(game, g.state, action, summary.visit_counts())
     g.moves.append(action)
     g.state = game.step(g.state, action)
 

@@ -113,7 +113,10 @@ class AlphaZeroAgent(MCTSAgent):
         and one network call per round for all of them (no reuse; the search is the same
         as :meth:`search` with ``batch_size=1``): ``simulations`` per position (one number
         or one per position); ``noise[i]`` draws position ``i``'s Dirichlet root noise
-        (the agent's ``dirichlet``), None for none. One summary per position, in order."""
+        (the agent's ``dirichlet``), None for none. One summary per position, in order:
+        the search's own visits (self-play's training targets); a move chosen from one is
+        played through :func:`~boardzoo.agents.move.by_rules_of_play`, as :meth:`search`'s
+        move goes through the game's rules of play."""
         model = self._model()
         return self.searcher(model).run_many(model, states, simulations, noise)
 

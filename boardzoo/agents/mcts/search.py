@@ -167,7 +167,9 @@ class MCTS:
         together (one network call per round for all trees; needs a network evaluator):
         ``simulations`` per root (a number, or one per root). ``noise[i]``: the generator
         that draws root ``i``'s Dirichlet noise (the config's ``dirichlet``), or None for
-        none. Returns one summary per root, in order."""
+        none. Returns one summary per root, in order (the search's; choosing a move from
+        one is the caller's, by the game's rules of play as in
+        :func:`~boardzoo.agents.move.by_rules_of_play`)."""
         if self.batcher is None:
             raise TypeError("run_many batches a network's evaluations: give the search one")
         count = len(roots)

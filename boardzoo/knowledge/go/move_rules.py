@@ -1,6 +1,8 @@
 """Go's rules of play around a search: what a Go player does whatever its search says, applied
-by every searching agent's move pipeline (:mod:`boardzoo.agents.move`), so that the arena,
-``boardzoo play``, the browser page, GTP and self-play all play the same Go.
+by every searching agent's move pipeline (:mod:`boardzoo.agents.move`) and, by
+:func:`~boardzoo.agents.move.by_rules_of_play`, to moves chosen without it (batched
+self-play, the random agent, GTP's agents without a search), so that the arena, ``boardzoo
+play``, the browser page, GTP and self-play all play the same Go.
 
 - **Pass when passing wins**: right after the opponent's pass, a pass ends the game; when it
   wins both on the board as it stands (Tromp-Taylor) and with the dead stones removed

@@ -105,7 +105,7 @@ def _with_default_options(cls: type[Game]) -> Game:
 def random_trajectory(env: BoardGameEnv, seed: int, plies: int | None = None) -> list[int]:
     """Play masked random actions on an AEC env (to the end, or ``plies`` of them); returns
     the actions played."""
-    agent = RandomAgent(seed, rules_of_play=False)
+    agent = RandomAgent(seed)
     actions: list[int] = []
     for _ in env.agent_iter():
         _, _, termination, truncation, _ = env.last()
@@ -259,7 +259,7 @@ def check_finished_games(env_fn: EnvFn, seed: int = 0) -> None:
     env = env_fn()
     env.reset()
     seen = {}
-    agent = RandomAgent(seed, rules_of_play=False)
+    agent = RandomAgent(seed)
     for who in env.agent_iter():
         obs, reward, termination, truncation, _ = env.last()
         if termination or truncation:

@@ -216,14 +216,14 @@ def _gtp_self_play(agent: str, size: int, seed: int) -> tuple[list[str], int]:
 
 
 def test_gtp_applies_the_rules_of_play_to_agents_without_a_search():
-    """A random agent that ignores the rules of play (``rules_of_play=false``) still plays
-    by them through GTP, as ``random`` does by itself: its games end by passes, before the
-    move limit, and no move fills the mover's own eye."""
-    for agent in ("random:rules_of_play=false", "random"):
+    """The uniformly random agent (``random``) plays by the rules of play through GTP, as
+    ``random:rules_of_play=true`` does by itself: its games end by passes, before the move
+    limit, and no move fills the mover's own eye."""
+    for agent in ("random", "random:rules_of_play=true"):
         moves, eye_fills_offered = _gtp_self_play(agent, size=5, seed=0)
         assert eye_fills_offered > 0 and len(moves) < 3 * 25, (agent, moves)
     # the winning pass after the opponent's pass, which the agent alone would not play
-    engine = GoGtpEngine(agent="random:rules_of_play=false", board_size=5, komi=0.5, seed=0)
+    engine = GoGtpEngine(agent="random", board_size=5, komi=0.5, seed=0)
     assert engine.handle("play b C3") == engine.handle("play w pass") == "=\n\n"
     assert engine.handle("genmove b") == "= pass\n\n"
 
@@ -233,7 +233,7 @@ def test_a_random_agent_plays_by_the_rules_of_play_and_its_policy_says_so():
     env = BoardGameEnv(game)
     env.reset(options={"moves": moves})
     state = env.state_array
-    agent, free = RandomAgent(0), RandomAgent(0, rules_of_play=False)
+    agent, free = RandomAgent(0, rules_of_play=True), RandomAgent(0)
     legal = np.flatnonzero(game.legal_mask(state))
     policy, uniform = agent.policy(env), free.policy(env)
     assert np.allclose(uniform[legal], 1 / len(legal)) and uniform[0] > 0

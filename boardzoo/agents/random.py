@@ -1,4 +1,4 @@
-"""The random agent: the baseline every rating table starts from."""
+"""The uniformly random agent: the baseline every rating table starts from."""
 
 from __future__ import annotations
 
@@ -15,16 +15,15 @@ __all__ = ["RandomAgent"]
 
 
 class RandomAgent(KeywordChecked):
-    """Plays a uniformly random legal action, by the game's rules of play
-    (:mod:`boardzoo.agents.move`; Go: a pass instead of filling an own eye, and a pass when
-    passing wins after the opponent's pass, so that its games end by passes as Go's do).
+    """Plays a uniformly random legal action: the baseline rating tables start from.
 
-    ``seed`` (int or Generator) makes it repeatable; ``rules_of_play=False``: every legal
-    action alike, whatever the rules of play (conformance checks).
+    ``seed`` (int or Generator) makes it repeatable; ``rules_of_play=True``: by the game's
+    rules of play (:mod:`boardzoo.agents.move`; Go: a pass instead of filling an own eye,
+    and a pass when passing wins after the opponent's pass, so that its games end sooner).
     """
 
     def __init__(self, seed: int | np.random.Generator | None = None,
-                 rules_of_play: bool = True):
+                 rules_of_play: bool = False):
         self.rng = np.random.default_rng(seed)
         self.rules_of_play = rules_of_play
 
@@ -62,4 +61,4 @@ class RandomAgent(KeywordChecked):
         return boardzoo_env(env) if self.rules_of_play else None
 
     def __repr__(self) -> str:
-        return "RandomAgent()" if self.rules_of_play else "RandomAgent(rules_of_play=False)"
+        return "RandomAgent(rules_of_play=True)" if self.rules_of_play else "RandomAgent()"

@@ -18,20 +18,14 @@ import numpy as np
 
 from boardzoo.bench.common import Benchmark, Row, Settings, interleaved_samples, paired
 from boardzoo.bench.envs import aec_work, generator_draw, list_draw, pettingzoo_env
+from boardzoo.classic import DROP_INS
 
-#: boardzoo's game -> the drop-in's module name (PettingZoo's defaults: Go is 19x19)
-DROP_INS = {
-    "tictactoe": "tictactoe_v3",
-    "connect_four": "connect_four_v3",
-    "go": "go_v5",
-    "chess": "chess_v6",
-}
 #: the issue's target: at least 5x PettingZoo's plies per CPU-second
 TARGET = 5.0
 
 
 def bench_classic(game: str, settings: Settings) -> list[Row]:
-    name = DROP_INS[game]
+    name = DROP_INS[game]  # with PettingZoo's defaults: Go is 19x19
     ours = importlib.import_module(f"boardzoo.classic.{name}").env()
     theirs = pettingzoo_env(name)
     draws = {"random.choice": list_draw(random.Random(0)),

@@ -21,13 +21,22 @@ from pettingzoo.utils import wrappers
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import INTEGER_TYPES, OUTCOME, Game
 
-__all__ = ["ClassicEnv", "wrapped"]
+__all__ = ["ClassicEnv", "HistoryEnv", "pettingzoo_metadata", "wrapped"]
+
+
+def pettingzoo_metadata(name: str, render_fps: int = 2, ansi: bool = False) -> dict[str, Any]:
+    """The ``metadata`` of PettingZoo's classic env ``name`` (its render modes: "human" and
+    "rgb_array", with "ansi" first where it has one)."""
+    modes = ["human", "ansi", "rgb_array"] if ansi else ["human", "rgb_array"]
+    return {"render_modes": modes, "name": name, "is_parallelizable": False,
+            "render_fps": render_fps}
 
 
 class ClassicEnv(BoardGameEnv):
     """A boardzoo game in the dialect of a ``pettingzoo.classic`` raw env.
 
-    Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's) and :meth:`final_mask`.
+    Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's: :func:`pettingzoo_metadata`)
+    and :meth:`final_mask`.
     Observations are int8 planes from the observer's view; rewards are ints per agent (+1
     win, -1 loss, 0 for a draw and before the end). The raw env raises
     :class:`~boardzoo.errors.IllegalActionError` on an illegal move (PettingZoo's raw envs

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.classic.adapter import ClassicEnv, wrapped
+from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
 from boardzoo.envs.connect_four import ConnectFour
 from boardzoo.options import strict_keywords
 
@@ -23,12 +23,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     """Connect Four as PettingZoo's raw ``connect_four_v3`` env (``screen_scaling`` is
     accepted and unused: pictures are boardzoo's)."""
 
-    metadata = {
-        "render_modes": ["human", "rgb_array"],
-        "name": "connect_four_v3",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = pettingzoo_metadata("connect_four_v3")
 
     @strict_keywords("connect_four_v3.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_scaling: int = 9):

@@ -188,17 +188,25 @@ class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
 class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through; an integer of a type
     gymnasium's ``Discrete.contains`` accepts, inside the agents' common ``Discrete(n)``,
-    passes without calling it."""
+    passes without calling it, and so does an ended agent's None."""
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
         self._actions, self._types = _common_discrete(self._raw)
 
     def step(self, action: Any) -> None:
-        if type(action) in self._types and 0 <= action < self._actions:
+        if (type(action) in self._types and 0 <= action < self._actions) or (
+            action is None and _is_over(self._raw)
+        ):
             self.env.step(action)
         else:
             super().step(action)
+
+
+def _is_over(raw: Any) -> bool:
+    """Whether the selected agent's game has ended (its only step is None)."""
+    agent = raw.agent_selection
+    return bool(raw.terminations[agent] or raw.truncations[agent])
 
 
 def _common_discrete(raw: Any) -> tuple[int, frozenset[type]]:

@@ -4,8 +4,8 @@ per CPU-second, the two envs timed in turn in one process.
 
 The random legal action is drawn as PettingZoo's own ``performance_benchmark`` draws it,
 ``random.choice`` over the mask's list (about 1.5 µs); the row with the env rows' draw,
-``Generator.choice`` (about 6 µs, more than boardzoo's whole tic-tac-toe ply), is measured
-in the same repetitions. Both sides of a row draw the same way.
+``Generator.choice`` (about 6 µs more, nearly as much as the rest of boardzoo's tic-tac-toe
+ply), is measured in the same repetitions. Both sides of a row draw the same way.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ class CompileStep:
     seconds: float | None = None
 
     def text(self) -> str:
-        """``compiling go: the MCTS search (2/6)...`` or ``compiled go: the MCTS search (2/6)
+        """``compiling go: the MCTS search (2/7)...`` or ``compiled go: the MCTS search (2/7)
         in 12.3 s``."""
         subject = f"{self.game}: {self.what}" if self.game else self.what
         where = f" ({self.index}/{self.total})" if self.total else ""

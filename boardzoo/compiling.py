@@ -33,7 +33,7 @@ def compile_game(name: str) -> None:
     """Compile (or load from the cache) what playing, searching and learning game ``name``
     with its default options runs, one unit at a time (:data:`UNITS`), each reported by
     :mod:`boardzoo.compile_progress` while it compiles (``compiling go: the MCTS search
-    (2/6)...``)."""
+    (2/7)...``)."""
     from boardzoo.envs import make_env
 
     env: Any = None
@@ -101,6 +101,25 @@ def _two_seats(env: Any) -> None:
     two_seats.step(np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]]))
 
 
+def _drop_in(env: Any) -> None:
+    """A game of the game's ``pettingzoo.classic`` drop-in, if it has one, through
+    ``env()`` with its default options (its own kernels: Go's history planes, chess's draw
+    claims and planes)."""
+    from boardzoo.classic import DROP_INS, MODULES
+
+    name = DROP_INS.get(env.unwrapped.game.name)
+    if name is None:
+        return
+    drop_in = MODULES[name].env()
+    drop_in.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in drop_in.agent_iter():
+        obs, _, termination, truncation, _ = drop_in.last()
+        over = termination or truncation
+        drop_in.step(None if over else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    drop_in.unwrapped.restore_state(drop_in.unwrapped.clone_state())
+
+
 #: what ``compile_game`` runs, in order: (what it compiles, a run of it on a reset env)
 UNITS: tuple[tuple[str, Callable[[Any], None]], ...] = (
     ("the rules", _rules),
@@ -109,6 +128,7 @@ UNITS: tuple[tuple[str, Callable[[Any], None]], ...] = (
     ("AlphaZero's batched search", _batched),
     ("the vector env", _vector),
     ("the two-seat env of self-play", _two_seats),
+    ("the pettingzoo.classic drop-in", _drop_in),
 )
 
 

@@ -9,6 +9,7 @@ dtype, the reward with its type, terminations, truncations, and the selected age
 from __future__ import annotations
 
 import importlib
+import itertools
 import warnings
 
 import numpy as np
@@ -60,9 +61,10 @@ def assert_same_board(name, ours, pz, where) -> None:
         assert board.fen() == want.fen() and board.is_repetition(2) == want.is_repetition(2), where
 
 
-def play_in_lockstep(name, options, games, illegal_every=0):
+def play_in_lockstep(name, options, games, illegal_every=0, action_type=int):
     """Random games; with ``illegal_every`` = k, every k-th game has one masked-out (illegal)
-    action at a random ply, which PettingZoo's TerminateIllegalWrapper ends the game on."""
+    action at a random ply, which PettingZoo's TerminateIllegalWrapper ends the game on.
+    Actions are of ``action_type`` (numpy's integers, as RL libraries pass them)."""
     ours, pz = getattr(classic, name).env(**options), theirs(name, **options)
     rng = np.random.default_rng(0)
     plies = 0
@@ -81,9 +83,9 @@ def play_in_lockstep(name, options, games, illegal_every=0):
             if term or trunc:
                 action = None
             elif ply == illegal_at and not mask.all():
-                action = int(rng.choice(np.flatnonzero(mask == 0)))
+                action = action_type(rng.choice(np.flatnonzero(mask == 0)))
             else:
-                action = int(rng.choice(np.flatnonzero(mask)))
+                action = action_type(rng.choice(np.flatnonzero(mask)))
                 plies += 1
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the illegal move warns in both
@@ -102,6 +104,63 @@ def test_lockstep_with_pettingzoo(name, options, games):
                                              ("chess_v6", 6)])
 def test_illegal_moves_in_lockstep(name, games):
     play_in_lockstep(name, {}, games, illegal_every=2)
+
+
+@pytest.mark.parametrize("action_type", [np.int64, np.int32, np.uint8])
+def test_numpy_actions_in_lockstep(action_type):
+    play_in_lockstep("tictactoe_v3", {}, 60, illegal_every=3, action_type=action_type)
+    play_in_lockstep("connect_four_v3", {}, 20, illegal_every=3, action_type=action_type)
+
+
+def test_numpy_actions_skip_gymnasiums_check(monkeypatch):
+    """A legal np.int64 goes through the wrapper chain without ``Discrete.contains`` and
+    into the raw env without ``Game.check_action`` (the path of a legal Python int)."""
+    from gymnasium.spaces import Discrete
+
+    from boardzoo.envs.core import Game
+
+    def slow_path(*args, **kwargs):
+        raise AssertionError("a legal np.int64 took the slow path")
+
+    ours, pz = classic.connect_four_v3.env(), theirs("connect_four_v3")
+    ours.reset(seed=0)
+    pz.reset(seed=0)
+    monkeypatch.setattr(Discrete, "contains", slow_path)
+    monkeypatch.setattr(Game, "check_action", slow_path)
+    for column in (3, 3, 4):
+        ours.last()
+        ours.step(np.int64(column))
+    monkeypatch.undo()
+    for column in (3, 3, 4):
+        pz.step(column)
+    assert ours.unwrapped.board == pz.unwrapped.board
+
+
+@pytest.mark.parametrize("action_type", [int, np.int64, np.int8, np.uint32, np.uint64, bool,
+                                         np.bool_, float, np.float64])
+def test_action_types_and_ranges_as_pettingzoo(action_type):
+    """Whether a step asserts "not in action space" (PettingZoo's AssertOutOfBounds with
+    gymnasium's Discrete, which refuses np.uint64 and floats), fails otherwise (a bool indexes
+    the mask as numpy's boolean index), ends the game as illegal or plays, for each type and in and out of range, with and without ``last()`` before the
+    step: as PettingZoo's env does."""
+    for value, observed in itertools.product((-1, 0, 6, 7), (False, True)):
+        if value < 0 and action_type in (np.uint32, np.uint64, bool, np.bool_):
+            continue
+        action = action_type(value)
+        results = []
+        for env in (classic.connect_four_v3.env(), theirs("connect_four_v3")):
+            env.reset(seed=0)
+            if observed:
+                env.last()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    env.step(action)
+            except Exception as err:  # noqa: BLE001 - whatever PettingZoo's raises
+                results.append((type(err), str(err)))
+            else:
+                results.append(("steps", env.terminations, env.rewards, env.agent_selection))
+        assert results[0] == results[1], (action_type, value)
 
 
 @pytest.mark.slow

@@ -62,12 +62,14 @@ def test_a_cache_folder_that_cannot_be_made_still_plays(tmp_path):
     assert run.returncode == 0 and run.stdout.strip().isdigit(), run.stderr
 
 
-NIM_MOVES = ("import json, boardzoo; from numba.core import event\n"
-             "compiled = []\n"
-             "class Count(event.Listener):\n"
-             "    def on_start(self, ev): compiled.append(ev.data['dispatcher'].py_func.__name__)\n"
-             "    def on_end(self, ev): pass\n"
-             "event.register('numba:compile', Count())\n"
+#: the start of a script that prints, last, the functions numba compiled (``compiled``)
+COUNTING = ("import json, boardzoo; from numba.core import event\n"
+            "compiled = []\n"
+            "class Count(event.Listener):\n"
+            "    def on_start(self, ev): compiled.append(ev.data['dispatcher'].py_func.__name__)\n"
+            "    def on_end(self, ev): pass\n"
+            "event.register('numba:compile', Count())\n")
+NIM_MOVES = (COUNTING +
              "from boardzoo.envs import make_env\n"
              "env = make_env('nim'); env.reset(seed=0); env.step(0)\n"
              "print(json.dumps(compiled))")
@@ -98,3 +100,28 @@ def test_a_shipped_portable_cache_seeds_an_empty_one_and_nothing_compiles(tmp_pa
     # boardzoo compile --for-this-cpu: the seeded copies go, and the kernels compile again
     _python("from boardzoo import numba_cache; numba_cache.unseed(); print('ok')", user)
     assert json.loads(_python(NIM_MOVES, user))
+
+
+DROP_IN_UNIT = ("import sys; from boardzoo.compiling import UNITS; from boardzoo.envs import "
+                "make_env\n"
+                "dict(UNITS)['the pettingzoo.classic drop-in'](make_env(sys.argv[1])); print('ok')")
+DROP_IN_GAMES = (COUNTING +
+                 "import sys, numpy as np; from boardzoo.classic import DROP_INS, MODULES\n"
+                 "env = MODULES[DROP_INS[sys.argv[1]]].env(); rng = np.random.default_rng(1)\n"
+                 "for game in range(2):\n"
+                 "    env.reset(seed=game)\n"
+                 "    for _ in env.agent_iter():\n"
+                 "        obs, _, term, trunc, _ = env.last()\n"
+                 "        mask = obs['action_mask']\n"
+                 "        env.step(None if term or trunc else int(rng.choice(mask.nonzero()[0])))\n"
+                 "print(json.dumps(compiled))")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["connect_four", "go"])
+def test_boardzoo_compile_warms_the_drop_in(game, tmp_path):
+    """After ``boardzoo compile``'s drop-in unit, two random games through the drop-in's
+    ``env()`` (19x19 for go_v5) compile nothing; with nothing compiled, they compile."""
+    assert json.loads(_python(DROP_IN_GAMES, tmp_path / "cold", game))
+    assert _python(DROP_IN_UNIT, tmp_path / "warm", game) == "ok"
+    assert json.loads(_python(DROP_IN_GAMES, tmp_path / "warm", game)) == []

@@ -15,7 +15,8 @@ import pettingzoo
 from boardzoo.classic import chess_v6, connect_four_v3, go_v5, tictactoe_v3
 from boardzoo.envs.registry import HAS_PETTINGZOO_REGISTRY
 
-__all__ = ["MODULES", "chess_v6", "connect_four_v3", "go_v5", "register", "tictactoe_v3"]
+__all__ = ["DROP_INS", "MODULES", "chess_v6", "connect_four_v3", "go_v5", "register",
+           "tictactoe_v3"]
 
 #: the drop-ins by PettingZoo's module name
 MODULES = {
@@ -23,6 +24,14 @@ MODULES = {
     "tictactoe_v3": tictactoe_v3,
     "go_v5": go_v5,
     "chess_v6": chess_v6,
+}
+
+#: boardzoo's game -> the name of its drop-in
+DROP_INS = {
+    "connect_four": "connect_four_v3",
+    "tictactoe": "tictactoe_v3",
+    "go": "go_v5",
+    "chess": "chess_v6",
 }
 
 

@@ -19,15 +19,24 @@ from gymnasium import spaces
 from pettingzoo.utils import wrappers
 
 from boardzoo.envs.aec import BoardGameEnv
-from boardzoo.envs.core import OUTCOME, Game
+from boardzoo.envs.core import INTEGER_TYPES, OUTCOME, Game
 
-__all__ = ["ClassicEnv", "wrapped"]
+__all__ = ["ClassicEnv", "HistoryEnv", "pettingzoo_metadata", "wrapped"]
+
+
+def pettingzoo_metadata(name: str, render_fps: int = 2, ansi: bool = False) -> dict[str, Any]:
+    """The ``metadata`` of PettingZoo's classic env ``name`` (its render modes: "human" and
+    "rgb_array", with "ansi" first where it has one)."""
+    modes = ["human", "ansi", "rgb_array"] if ansi else ["human", "rgb_array"]
+    return {"render_modes": modes, "name": name, "is_parallelizable": False,
+            "render_fps": render_fps}
 
 
 class ClassicEnv(BoardGameEnv):
     """A boardzoo game in the dialect of a ``pettingzoo.classic`` raw env.
 
-    Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's) and :meth:`final_mask`.
+    Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's: :func:`pettingzoo_metadata`)
+    and :meth:`final_mask`.
     Observations are int8 planes from the observer's view; rewards are ints per agent (+1
     win, -1 loss, 0 for a draw and before the end). The raw env raises
     :class:`~boardzoo.errors.IllegalActionError` on an illegal move (PettingZoo's raw envs
@@ -168,7 +177,7 @@ class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
             agent = raw.agent_selection
             over = raw.terminations[agent] or raw.truncations[agent]
             if (action is None and over) or (
-                type(action) is int and not over and obs["action_mask"][action]
+                type(action) in INTEGER_TYPES and not over and obs["action_mask"][action]
             ):  # a legal move, or an ended agent's None
                 self._prev_obs = self._prev_info = None
                 raw.step(action)
@@ -177,28 +186,38 @@ class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):
 
 
 class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through; a Python int inside the
-    agents' common ``Discrete(n)`` passes without gymnasium's ``contains``."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, reading through; an integer of a type
+    gymnasium's ``Discrete.contains`` accepts, inside the agents' common ``Discrete(n)``,
+    passes without calling it, and so does an ended agent's None."""
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
-        self._actions = _common_discrete_size(self._raw)
+        self._actions, self._types = _common_discrete(self._raw)
 
     def step(self, action: Any) -> None:
-        if type(action) is int and 0 <= action < self._actions:
+        if (type(action) in self._types and 0 <= action < self._actions) or (
+            action is None and _is_over(self._raw)
+        ):
             self.env.step(action)
         else:
             super().step(action)
 
 
-def _common_discrete_size(raw: Any) -> int:
-    """``n`` when every agent's action space is ``Discrete(n)`` starting at 0, else 0 (no
-    action is in range without gymnasium's check)."""
-    sizes = {
-        int(space.n) if type(space) is spaces.Discrete and space.start == 0 else 0
-        for space in map(raw.action_space, raw.possible_agents)
-    }
-    return sizes.pop() if len(sizes) == 1 else 0
+def _is_over(raw: Any) -> bool:
+    """Whether the selected agent's game has ended (its only step is None)."""
+    agent = raw.agent_selection
+    return bool(raw.terminations[agent] or raw.truncations[agent])
+
+
+def _common_discrete(raw: Any) -> tuple[int, frozenset[type]]:
+    """``n`` when every agent's action space is the same ``Discrete(n)`` starting at 0, and
+    the integer types its ``contains`` accepts (asked, as gymnasium refuses numpy types that
+    do not cast safely to the space's dtype, ``np.uint64`` into ``int64``); else 0 and none
+    (no action passes without gymnasium's check)."""
+    space, *others = map(raw.action_space, raw.possible_agents)
+    if type(space) is not spaces.Discrete or space.start != 0 or any(o != space for o in others):
+        return 0, frozenset()
+    return int(space.n), frozenset(t for t in INTEGER_TYPES if space.contains(t(0)))
 
 
 class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardzoo.classic.adapter import HistoryEnv, wrapped
+from boardzoo.classic.adapter import HistoryEnv, pettingzoo_metadata, wrapped
 from boardzoo.envs import chess_moves as cm
 from boardzoo.envs.chess import fen, parse_fen, uci, window_start
 from boardzoo.envs.chess_claim import ClaimChess
@@ -113,12 +113,7 @@ class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
     game: ClaimChess
     observation_dtype = np.bool_
     _history: np.ndarray  # (HISTORY, 13) uint64, the positions of the observation
-    metadata = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": "chess_v6",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = pettingzoo_metadata("chess_v6", ansi=True)
 
     @strict_keywords("chess_v6.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_height: int | None = 800):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from boardzoo.classic.adapter import ClassicEnv, wrapped
+from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
 from boardzoo.envs.connect_four import ConnectFour
 from boardzoo.options import strict_keywords
 
@@ -25,12 +25,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     """Connect Four as PettingZoo's raw ``connect_four_v3`` env (pictures are boardzoo's, in
     frames of PettingZoo's size: ``screen_scaling`` sets it)."""
 
-    metadata = {
-        "render_modes": ["human", "rgb_array"],
-        "name": "connect_four_v3",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = pettingzoo_metadata("connect_four_v3")
 
     @strict_keywords("connect_four_v3.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_scaling: int = 9):

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardzoo.classic.adapter import HistoryEnv, wrapped
+from boardzoo.classic.adapter import HistoryEnv, pettingzoo_metadata, wrapped
 from boardzoo.envs.core import DRAW, OUTCOME, TO_PLAY
 from boardzoo.envs.go import Go
 from boardzoo.envs.go_board import MAX_MOVES_LIMIT, STONE, grid, to_point
@@ -46,12 +46,7 @@ class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
     _observations: np.ndarray  # (2, N, N, 17) bool, each seat's observation
     no_reward = np.float64(0.0)
     observation_dtype = np.bool_
-    metadata = {
-        "render_modes": ["human", "rgb_array"],
-        "name": "go_v5",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = pettingzoo_metadata("go_v5")
 
     @strict_keywords("go_v5.raw_env()")
     def __init__(

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from boardzoo.classic.adapter import ClassicEnv, wrapped
+from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
 from boardzoo.envs.tictactoe import TicTacToe
 from boardzoo.options import strict_keywords
 
@@ -40,12 +40,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     and unused: pictures are boardzoo's)."""
 
     agent_names = ("player_1", "player_2")
-    metadata = {
-        "render_modes": ["human", "rgb_array"],
-        "name": "tictactoe_v3",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata = pettingzoo_metadata("tictactoe_v3", render_fps=1)
 
     @strict_keywords("tictactoe_v3.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_height: int | None = 1000):

@@ -19,7 +19,16 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from boardzoo.envs.core import OUTCOME, P0_WINS, P1_WINS, PLY, TO_PLAY, Game, outcome_returns
+from boardzoo.envs.core import (
+    INTEGER_TYPES,
+    OUTCOME,
+    P0_WINS,
+    P1_WINS,
+    PLY,
+    TO_PLAY,
+    Game,
+    outcome_returns,
+)
 from boardzoo.envs.drawing import BoardPicture, draw_board
 from boardzoo.envs.render import HumanWindow, render_ansi
 from boardzoo.errors import (
@@ -231,8 +240,8 @@ class BoardGameEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = self.no_reward
         legal = self._legal()
-        if type(action) is int and 0 <= action < legal.shape[0] and legal[action]:
-            self._play(action)  # the fast path: a legal Python int needs no more checks
+        if type(action) in INTEGER_TYPES and 0 <= action < legal.shape[0] and legal[action]:
+            self._play(int(action))  # the fast path: a legal integer needs no more checks
         else:
             try:
                 self._play(self.game.check_action(self._state, action, legal))

@@ -37,6 +37,7 @@ __all__ = [
     "OUTCOME",
     "PLY",
     "HEADER",
+    "INTEGER_TYPES",
     "ONGOING",
     "P0_WINS",
     "P1_WINS",
@@ -50,6 +51,9 @@ __all__ = [
 TO_PLAY, OUTCOME, PLY = 0, 1, 2
 HEADER = 3
 ONGOING, P0_WINS, P1_WINS, DRAW = 0, 1, 2, 3
+#: the integer types an action may have: Python's int and numpy's integer scalars (an RL
+#: library's ``np.int64``); bool, though an int, is not an action
+INTEGER_TYPES = frozenset({int, *(np.dtype(code).type for code in np.typecodes["AllInteger"])})
 
 _RETURNS = np.array([[0.0, 0.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
 

@@ -125,8 +125,8 @@ def test_an_unknown_agent_option_is_a_type_error_worded_as_pythons():
                            "valid options: simulations, time_limit, c, selection, ")
     assert text.endswith("; did you mean 'simulations'?")
     assert _unknown(lambda: RandomAgent(sed=1)) == (
-        "RandomAgent() got an unexpected keyword argument 'sed'; valid options: seed; "
-        "did you mean 'seed'?")
+        "RandomAgent() got an unexpected keyword argument 'sed'; valid options: seed, "
+        "rules_of_play; did you mean 'seed'?")
     assert "did you mean 'depth'?" in _unknown(lambda: AlphaBetaAgent(dept=3))
     # the checked constructors keep their signatures, and good keywords still work
     import inspect

@@ -45,13 +45,18 @@ class ClassicEnv(BoardGameEnv):
 
     #: dtype of the observation planes (PettingZoo's Connect Four and tic-tac-toe: int8)
     observation_dtype: ClassVar[type] = np.int8
+    #: optional: ``(state, seat, planes, legal, mask)``, the selected agent's observation
+    #: in one compiled call (:mod:`boardzoo.classic.kernels`); without it :meth:`planes`
+    #: and :meth:`final_mask` make it
+    observation_kernel: ClassVar[Any] = None
 
     def __init__(self, game: Game, render_mode: str | None = None):
         super().__init__(game, render_mode=render_mode, illegal_action="raise")
         self._seats = {agent: seat for seat, agent in enumerate(self.agent_names)}
         self._planes_buffer = np.empty(game.planes_shape, dtype=np.float32)
         self.metadata = dict(type(self).metadata)
-        planes = spaces.Box(0, 1, shape=self._planes_shape(), dtype=self.observation_dtype)
+        self._observation_shape = self._planes_shape()
+        planes = spaces.Box(0, 1, shape=self._observation_shape, dtype=self.observation_dtype)
         mask = spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8)
         self.observation_spaces = {
             a: spaces.Dict({"observation": planes, "action_mask": mask}) for a in self.agent_names
@@ -67,13 +72,27 @@ class ClassicEnv(BoardGameEnv):
         return self.game.planes_shape
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """PettingZoo's observation: the planes, and the selected agent's legal moves (after
-        the end those of the final position, :meth:`final_mask`); zeros for the other."""
+        """PettingZoo's observation, new arrays each call: the planes, and the selected
+        agent's legal moves (after the end those of the final position, :meth:`final_mask`);
+        zeros for the other."""
+        if agent == self.agent_selection and self.observation_kernel is not None:
+            return self._observe_compiled(agent)
         if agent != self.agent_selection:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
         else:
             mask = (self.final_mask() if self._state[OUTCOME] else self._legal()).astype(np.int8)
         return {"observation": self.planes(agent), "action_mask": mask}
+
+    def _observe_compiled(self, agent: str) -> dict[str, np.ndarray]:
+        """The selected agent's observation in one call of :attr:`observation_kernel`,
+        whose legal moves the env keeps for the next step while the game runs."""
+        planes: np.ndarray = np.empty(self._observation_shape, dtype=self.observation_dtype)
+        legal = np.empty(self.game.num_actions, dtype=np.bool_)
+        mask = np.empty(self.game.num_actions, dtype=np.int8)
+        self.observation_kernel(self._state, self._seats[agent], planes, legal, mask)
+        if not self._state[OUTCOME]:
+            self._mask = legal
+        return {"observation": planes, "action_mask": mask}
 
     def planes(self, agent: str) -> np.ndarray:
         """The observation planes of ``agent`` (int8, the game's planes): the game's observe

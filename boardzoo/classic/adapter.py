@@ -36,7 +36,7 @@ class ClassicEnv(BoardGameEnv):
     """A boardzoo game in the dialect of a ``pettingzoo.classic`` raw env.
 
     Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's: :func:`pettingzoo_metadata`)
-    and :meth:`final_mask`.
+    and :attr:`observation_kernel` or else :meth:`final_mask`.
     Observations are int8 planes from the observer's view; rewards are ints per agent (+1
     win, -1 loss, 0 for a draw and before the end). The raw env raises
     :class:`~boardzoo.errors.IllegalActionError` on an illegal move (PettingZoo's raw envs

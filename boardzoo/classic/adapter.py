@@ -17,6 +17,10 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import INTEGER_TYPES, OUTCOME, Game
@@ -262,6 +266,12 @@ class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
             return self.env.observe(agent)
         return super().observe(agent)
 
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's ``agent_iter``, its iterator's checks made in one call per agent."""
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # PettingZoo's error
+        return _AgentIterable(self, max_iter)
+
     def last(self, observe: bool = True) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``, the bookkeeping read from the raw env."""
         if not self._has_reset:
@@ -275,6 +285,25 @@ class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
 
 for _name in set(_BOOKKEEPING) - {"_cumulative_rewards"}:
     setattr(OrderEnforcing, _name, _read_through(_name, holder="_after_reset"))
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's ``AECOrderEnforcingIterator``, its base class's ``__next__`` and its own
+    in one."""
+
+    def __next__(self) -> Any:
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection
 
 
 def wrapped(raw: Any) -> Any:

@@ -20,7 +20,7 @@ from boardzoo.classic.kernels import final_position
 from boardzoo.envs.connect_four import ConnectFour, legal_mask_kernel, observe_kernel
 from boardzoo.options import strict_keywords
 
-__all__ = ["env", "observation_kernel", "raw_env"]
+__all__ = ["env", "raw_env"]
 
 
 @njit(cache=True)

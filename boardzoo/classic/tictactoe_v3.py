@@ -18,7 +18,7 @@ from boardzoo.classic.kernels import final_position
 from boardzoo.envs.tictactoe import TicTacToe, legal_mask_kernel, observe_kernel
 from boardzoo.options import strict_keywords
 
-__all__ = ["Board", "env", "observation_kernel", "raw_env"]
+__all__ = ["Board", "env", "raw_env"]
 
 
 @njit(cache=True)

@@ -225,6 +225,50 @@ def test_spaces_agents_metadata_and_wrappers_are_pettingzoo(name):
     assert chain_ours == chain_pz
 
 
+@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3"])
+def test_each_observation_is_new_arrays_as_pettingzoo(name):
+    """Every observe() gives new arrays in both envs (a learner keeps or changes them):
+    zeroing those it was given changes neither the game nor the next observation."""
+    lasts = []
+    for env in (getattr(classic, name).env(), theirs(name)):
+        env.reset(seed=0)
+        raw = env.unwrapped
+        for action in (0, 1, 2):
+            kept, again = raw.observe(raw.agent_selection), raw.observe(raw.agent_selection)
+            assert not any(np.shares_memory(kept[key], again[key]) for key in kept)
+            for array in (*kept.values(), *again.values()):
+                array[...] = 0
+            env.step(action)
+        lasts.append(env.last())
+    (obs, *rest), (want, *want_rest) = lasts
+    assert rest == want_rest and obs["action_mask"].any()
+    assert all(np.array_equal(obs[key], want[key]) for key in want)
+
+
+@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3"])
+def test_agent_iter_as_pettingzoo(name):
+    """The same agents in the same order to the end or ``max_iter``, and the same refusals:
+    before reset, and a second ``next`` without a step."""
+    runs = []
+    for env in (getattr(classic, name).env(), theirs(name)):
+        with pytest.raises(Exception) as refused:
+            env.agent_iter()
+        seen: list = [type(refused.value)]
+        for max_iter in (5, 2**63):
+            env.reset(seed=0)
+            for agent in env.agent_iter(max_iter):
+                obs, _, term, trunc, _ = env.last()
+                seen.append((agent, term))
+                env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
+        env.reset(seed=0)
+        agents = iter(env.agent_iter())
+        next(agents)
+        with pytest.raises(AssertionError, match="need to call step"):
+            next(agents)
+        runs.append(seen)
+    assert runs[0] == runs[1] and len(runs[0]) > 6
+
+
 def test_out_of_range_action_asserts_as_pettingzoo():
     env = classic.connect_four_v3.env()
     env.reset()

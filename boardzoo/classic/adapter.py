@@ -17,6 +17,10 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import INTEGER_TYPES, OUTCOME, Game
@@ -36,7 +40,7 @@ class ClassicEnv(BoardGameEnv):
     """A boardzoo game in the dialect of a ``pettingzoo.classic`` raw env.
 
     Subclasses set ``agent_names`` and ``metadata`` (PettingZoo's: :func:`pettingzoo_metadata`)
-    and :meth:`final_mask`.
+    and :attr:`observation_kernel` or else :meth:`final_mask`.
     Observations are int8 planes from the observer's view; rewards are ints per agent (+1
     win, -1 loss, 0 for a draw and before the end). The raw env raises
     :class:`~boardzoo.errors.IllegalActionError` on an illegal move (PettingZoo's raw envs
@@ -45,13 +49,18 @@ class ClassicEnv(BoardGameEnv):
 
     #: dtype of the observation planes (PettingZoo's Connect Four and tic-tac-toe: int8)
     observation_dtype: ClassVar[type] = np.int8
+    #: optional: ``(state, seat, planes, legal, mask)``, the selected agent's observation
+    #: in one compiled call (:mod:`boardzoo.classic.kernels`); without it :meth:`planes`
+    #: and :meth:`final_mask` make it
+    observation_kernel: ClassVar[Any] = None
 
     def __init__(self, game: Game, render_mode: str | None = None):
         super().__init__(game, render_mode=render_mode, illegal_action="raise")
         self._seats = {agent: seat for seat, agent in enumerate(self.agent_names)}
         self._planes_buffer = np.empty(game.planes_shape, dtype=np.float32)
         self.metadata = dict(type(self).metadata)
-        planes = spaces.Box(0, 1, shape=self._planes_shape(), dtype=self.observation_dtype)
+        self._observation_shape = self._planes_shape()
+        planes = spaces.Box(0, 1, shape=self._observation_shape, dtype=self.observation_dtype)
         mask = spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8)
         self.observation_spaces = {
             a: spaces.Dict({"observation": planes, "action_mask": mask}) for a in self.agent_names
@@ -67,13 +76,27 @@ class ClassicEnv(BoardGameEnv):
         return self.game.planes_shape
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """PettingZoo's observation: the planes, and the selected agent's legal moves (after
-        the end those of the final position, :meth:`final_mask`); zeros for the other."""
+        """PettingZoo's observation, new arrays each call: the planes, and the selected
+        agent's legal moves (after the end those of the final position, :meth:`final_mask`);
+        zeros for the other."""
+        if agent == self.agent_selection and self.observation_kernel is not None:
+            return self._observe_compiled(agent)
         if agent != self.agent_selection:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
         else:
             mask = (self.final_mask() if self._state[OUTCOME] else self._legal()).astype(np.int8)
         return {"observation": self.planes(agent), "action_mask": mask}
+
+    def _observe_compiled(self, agent: str) -> dict[str, np.ndarray]:
+        """The selected agent's observation in one call of :attr:`observation_kernel`,
+        whose legal moves the env keeps for the next step while the game runs."""
+        planes: np.ndarray = np.empty(self._observation_shape, dtype=self.observation_dtype)
+        legal = np.empty(self.game.num_actions, dtype=np.bool_)
+        mask = np.empty(self.game.num_actions, dtype=np.int8)
+        self.observation_kernel(self._state, self._seats[agent], planes, legal, mask)
+        if not self._state[OUTCOME]:
+            self._mask = legal
+        return {"observation": planes, "action_mask": mask}
 
     def planes(self, agent: str) -> np.ndarray:
         """The observation planes of ``agent`` (int8, the game's planes): the game's observe
@@ -243,6 +266,12 @@ class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
             return self.env.observe(agent)
         return super().observe(agent)
 
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's ``agent_iter``, its iterator's checks made in one call per agent."""
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # PettingZoo's error
+        return _AgentIterable(self, max_iter)
+
     def last(self, observe: bool = True) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last``, the bookkeeping read from the raw env."""
         if not self._has_reset:
@@ -256,6 +285,25 @@ class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):
 
 for _name in set(_BOOKKEEPING) - {"_cumulative_rewards"}:
     setattr(OrderEnforcing, _name, _read_through(_name, holder="_after_reset"))
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's ``AECOrderEnforcingIterator``, its base class's ``__next__`` and its own
+    in one."""
+
+    def __next__(self) -> Any:
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection
 
 
 def wrapped(raw: Any) -> Any:

@@ -12,13 +12,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 from PIL import Image
 
 from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
-from boardzoo.envs.connect_four import ConnectFour
+from boardzoo.classic.kernels import final_position
+from boardzoo.envs.connect_four import ConnectFour, legal_mask_kernel, observe_kernel
 from boardzoo.options import strict_keywords
 
 __all__ = ["env", "raw_env"]
+
+
+@njit(cache=True)
+def observation_kernel(state, seat, planes, legal, mask):
+    """The selected agent's observation in one call (see :mod:`boardzoo.classic.kernels`)."""
+    observe_kernel(state, seat, planes)
+    legal_mask_kernel(final_position(state), legal)
+    mask[:] = legal
 
 
 class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
@@ -26,6 +36,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     frames of PettingZoo's size: ``screen_scaling`` sets it)."""
 
     metadata = pettingzoo_metadata("connect_four_v3")
+    observation_kernel = staticmethod(observation_kernel)
 
     @strict_keywords("connect_four_v3.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_scaling: int = 9):
@@ -46,10 +57,6 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
             return super().render()
         width = 99 * self.screen_scaling
         return _fitted(self.picture().to_image(), width, int(86 / 99 * width))
-
-    def final_mask(self) -> np.ndarray:
-        """The columns whose top cell is empty."""
-        return self.game.cells(self._state)[0] == 0
 
 
 def _fitted(image: Image.Image, width: int, height: int) -> np.ndarray:

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from numba import njit
 
 from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
-from boardzoo.envs.tictactoe import TicTacToe
+from boardzoo.classic.kernels import final_position
+from boardzoo.envs.tictactoe import TicTacToe, legal_mask_kernel, observe_kernel
 from boardzoo.options import strict_keywords
 
 __all__ = ["Board", "env", "raw_env"]
+
+
+@njit(cache=True)
+def observation_kernel(state, seat, planes, legal, mask):
+    """The selected agent's observation in one call (see :mod:`boardzoo.classic.kernels`)."""
+    observe_kernel(state, seat, planes)
+    legal_mask_kernel(final_position(state), legal)
+    mask[:] = legal
 
 
 class Board:
@@ -41,6 +50,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
 
     agent_names = ("player_1", "player_2")
     metadata = pettingzoo_metadata("tictactoe_v3", render_fps=1)
+    observation_kernel = staticmethod(observation_kernel)
 
     @strict_keywords("tictactoe_v3.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_height: int | None = 1000):
@@ -51,10 +61,6 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     def board(self) -> Board:
         """The squares, built from the state when read."""
         return Board(self.game.cells(self._state).ravel().tolist())
-
-    def final_mask(self) -> np.ndarray:
-        """The empty squares."""
-        return self.game.cells(self._state).ravel() == 0
 
 
 def env(**kwargs: Any) -> Any:

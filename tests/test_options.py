@@ -131,7 +131,7 @@ def test_an_unknown_agent_option_is_a_type_error_worded_as_pythons():
     # the checked constructors keep their signatures, and good keywords still work
     import inspect
 
-    assert list(inspect.signature(RandomAgent).parameters) == ["seed"]
+    assert list(inspect.signature(RandomAgent).parameters) == ["seed", "rules_of_play"]
     assert MCTSAgent(simulations=7).simulations == 7
 
 

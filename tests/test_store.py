@@ -335,7 +335,10 @@ class _SlowRandom(RandomAgent):
 def test_a_game_longer_than_the_lease_keeps_its_claim_for_other_hosts(tmp_path):
     """Another host cannot see whether a claim's process lives, only its lease: the player
     renews its leases while it plays, so the claim never runs out during a game that takes
-    several leases (here 1 s leases, and games of 0.5 s moves played in-process)."""
+    several leases (here 1 s leases, and games of 0.5 s moves played in-process). The game's
+    kernels are compiled first: compiling holds the interpreter's lock for longer than such
+    a lease (the default lease is 600 s)."""
+    play_match("tictactoe", RandomAgent(0), RandomAgent(1), games=1)
     path = tmp_path / "s.sqlite"
     remaining: list[float] = []
     stop = threading.Event()

@@ -141,8 +141,9 @@ def test_numpy_actions_skip_gymnasiums_check(monkeypatch):
 def test_action_types_and_ranges_as_pettingzoo(action_type):
     """Whether a step asserts "not in action space" (PettingZoo's AssertOutOfBounds with
     gymnasium's Discrete, which refuses np.uint64 and floats), fails otherwise (a bool indexes
-    the mask as numpy's boolean index), ends the game as illegal or plays, for each type and in and out of range, with and without ``last()`` before the
-    step: as PettingZoo's env does."""
+    the mask as numpy's boolean index), ends the game as illegal or plays, for each type and
+    in and out of range, with and without ``last()`` before the step: as PettingZoo's env
+    does."""
     for value, observed in itertools.product((-1, 0, 6, 7), (False, True)):
         if value < 0 and action_type in (np.uint32, np.uint64, bool, np.bool_):
             continue

@@ -55,10 +55,19 @@ def _rules(env: Any) -> None:
 
 
 def _mcts(env: Any) -> None:
+    """Three moves of self-play by one agent: its later searches reuse the earlier ones'
+    subtrees (tree reuse copies them in a kernel of its own)."""
     from boardzoo.agents import MCTSAgent
 
-    MCTSAgent(simulations=16, seed=0).prepare(env)
-    MCTSAgent(simulations=16, seed=0).search(env)
+    agent = MCTSAgent(simulations=16, seed=0)
+    agent.prepare(env)
+    raw = env.unwrapped
+    snapshot = raw.clone_state()
+    for _ in range(3):
+        if any(env.terminations.values()) or any(env.truncations.values()):
+            break
+        env.step(agent.act(env))
+    raw.restore_state(snapshot)
 
 
 def _alphabeta(env: Any) -> None:

@@ -44,14 +44,21 @@ def compile_game(name: str) -> None:
             run(env)
 
 
-def _rules(env: Any) -> None:
-    env.reset(seed=0)
+def _played_and_undone(env: Any, choose: Callable[[Any], int], plies: int) -> None:
+    """Up to ``plies`` moves chosen by ``choose(env)`` (fewer if the game ends), then the env
+    restored as it was, for the next unit."""
     raw = env.unwrapped
     snapshot = raw.clone_state()
-    for _ in range(2):
-        if not any(env.terminations.values()):
-            env.step(int(np.flatnonzero(raw.legal_mask())[0]))
+    for _ in range(plies):
+        if any(env.terminations.values()) or any(env.truncations.values()):
+            break
+        env.step(choose(env))
     raw.restore_state(snapshot)
+
+
+def _rules(env: Any) -> None:
+    env.reset(seed=0)
+    _played_and_undone(env, lambda e: int(np.flatnonzero(e.unwrapped.legal_mask())[0]), 2)
 
 
 def _mcts(env: Any) -> None:
@@ -61,13 +68,7 @@ def _mcts(env: Any) -> None:
 
     agent = MCTSAgent(simulations=16, seed=0)
     agent.prepare(env)
-    raw = env.unwrapped
-    snapshot = raw.clone_state()
-    for _ in range(3):
-        if any(env.terminations.values()) or any(env.truncations.values()):
-            break
-        env.step(agent.act(env))
-    raw.restore_state(snapshot)
+    _played_and_undone(env, agent.act, 3)
 
 
 def _alphabeta(env: Any) -> None:

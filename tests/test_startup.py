@@ -125,3 +125,22 @@ def test_boardzoo_compile_warms_the_drop_in(game, tmp_path):
     assert json.loads(_python(DROP_IN_GAMES, tmp_path / "cold", game))
     assert _python(DROP_IN_UNIT, tmp_path / "warm", game) == "ok"
     assert json.loads(_python(DROP_IN_GAMES, tmp_path / "warm", game)) == []
+
+
+ALPHABETA_UNIT = ("import sys; from boardzoo.compiling import UNITS; from boardzoo.envs import "
+                  "make_env\n"
+                  "dict(UNITS)['alpha-beta and the exact solver'](make_env(sys.argv[1])); "
+                  "print('ok')")
+#: 16 stones: within the solver's reach, no four yet
+CONNECT_FOUR_ENDGAME = "6542311126574576"
+
+
+@pytest.mark.slow
+def test_boardzoo_compile_warms_the_exact_solvers_whole_path(tmp_path):
+    """After ``boardzoo compile``'s alpha-beta unit (which loads the solver by a solve that
+    gives up at once), the first alpha-beta move of a Connect Four endgame, the solver's,
+    compiles nothing."""
+    assert _python(ALPHABETA_UNIT, tmp_path, "connect_four") == "ok"
+    first = first_move_seconds("endgame", "connect_four", "alphabeta:time_limit=1", tmp_path,
+                               CONNECT_FOUR_ENDGAME)
+    assert first["compiled"] == []

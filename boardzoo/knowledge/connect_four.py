@@ -307,12 +307,15 @@ def _score(current, mask, keys, values, stats, deadline, scratch):
 
 
 @njit(cache=True)
-def _first_column(bits):
-    """The first column in centre-first order that holds a bit of ``bits`` (-1 if none)."""
+def _columns(bits):
+    """The columns that hold a bit of ``bits``, in centre-first order (an int64 array)."""
+    found = np.empty(_W, np.int64)
+    count = 0
     for i in range(_W):
         if bits & _column_bits(_COLUMN_ORDER[i]) != _ZERO:
-            return _COLUMN_ORDER[i]
-    return -1
+            found[count] = _COLUMN_ORDER[i]
+            count += 1
+    return found[:count]
 
 
 @njit
@@ -343,24 +346,24 @@ def _optimal_moves(current, mask, score, keys, values, stats, deadline, scratch,
 
 @njit(cache=True, nogil=True)
 def _solve(current, mask, keys, values, stats, seconds, first_only):
-    """(moves, score) of the 6x7 position: the cells of its strictly optimal moves (fastest
-    win, slowest loss; only the first in centre-first order with ``first_only``) and its
-    exact score. Gives up after ``seconds`` (counted from here, so compiling is not
-    charged); check ``stats[_ABORTED]`` before trusting the answer."""
+    """(columns, score) of the 6x7 position: the columns of its strictly optimal moves
+    (fastest win, slowest loss) in centre-first order, the first of them at least with
+    ``first_only``, and its exact score. Gives up after ``seconds`` (counted from here, so
+    compiling is not charged); check ``stats[_ABORTED]`` before trusting the answer. The
+    columns come out of here, not from a kernel called on the result, because a solve that
+    gives up at once (how the solver is loaded ahead) reaches only this kernel."""
     deadline = monotonic() + seconds
     played = popcount(mask)
     scratch = np.zeros((_CELLS + 1, 2 * _W), np.uint64)
     wins = winning_cells(current, mask, _H, _W) & playable_cells(mask, _H, _W)
     if wins != _ZERO:
-        if first_only:
-            wins = wins & _column_bits(_first_column(wins))
-        return wins, (_CELLS + 1 - played) // 2
+        return _columns(wins), (_CELLS + 1 - played) // 2
     score = _score(current, mask, keys, values, stats, deadline, scratch)
     if stats[_ABORTED]:
-        return _ZERO, 0
+        return _columns(_ZERO), 0
     moves = _optimal_moves(current, mask, score, keys, values, stats, deadline, scratch,
                            first_only)
-    return moves, score
+    return _columns(moves), score
 
 
 class Solver:
@@ -395,8 +398,8 @@ class Solver:
         found = self._search(current, mask, time_limit, max_nodes, first_only=True, stop=stop)
         if found is None:
             return None
-        moves, score, nodes = found
-        return Solution(int(_first_column(moves)), score, nodes)
+        columns, score, nodes = found
+        return Solution(columns[0], score, nodes)
 
     def optimal_moves(self, state: np.ndarray, time_limit: float | None = None,
                       max_nodes: int | None = None) -> tuple[list[int], int] | None:
@@ -411,14 +414,14 @@ class Solver:
                              first_only=False)
         if found is None:
             return None
-        moves, score, _ = found
-        return [c for c in range(_W) if moves & _column_bits(c) != _ZERO], score
+        columns, score, _ = found
+        return sorted(columns), score
 
     def _search(self, current: np.uint64, mask: np.uint64, time_limit: float | None,
                 max_nodes: int | None, first_only: bool,
-                stop: Any = None) -> tuple[np.uint64, int, int] | None:
-        """(optimal moves' cells, score, nodes) of one solve under its budget (see
-        :meth:`solve_position`), or None when the budget runs out."""
+                stop: Any = None) -> tuple[list[int], int, int] | None:
+        """(optimal columns in centre-first order, score, nodes) of one solve under its
+        budget (see :meth:`solve_position`), or None when the budget runs out."""
         if time_limit is None and max_nodes is None:
             max_nodes = DEFAULT_MAX_NODES
         if self._keys is None or self._values is None:
@@ -431,11 +434,11 @@ class Solver:
         stats = np.array([0, 0, budget, salt], dtype=np.int64)
         seconds = np.inf if time_limit is None else float(time_limit)
         with watch_stop(stop, stats, _ABORTED):
-            moves, score = _solve(np.uint64(current), np.uint64(mask), self._keys,
-                                  self._values, stats, seconds, first_only)
+            columns, score = _solve(np.uint64(current), np.uint64(mask), self._keys,
+                                    self._values, stats, seconds, first_only)
         if stats[_ABORTED]:
             return None
-        return moves, int(score), int(stats[_NODES])
+        return columns.tolist(), int(score), int(stats[_NODES])
 
     def solve(self, state: np.ndarray, time_limit: float | None = None,
               max_nodes: int | None = None, stop: Any = None) -> Solution | None:

@@ -49,7 +49,7 @@ from boardzoo's own envs of the same games:
 | illegal action | the env ends the game (-1 for the mover), also out of range | `TerminateIllegalWrapper` ends it (-1.0); out of range fails `AssertOutOfBoundsWrapper`'s assert |
 | Go rules | 9x9, positional superko, 3 * N * N plies | 19x19, simple ko, 100 * N * N plies (go_v5: no limit) |
 | chess's end | checkmate, stalemate, insufficient material, a position's third occurrence, 100 halfmoves | as soon as a draw can be claimed (a repetition or the fiftieth move one move away): a ply earlier |
-| render modes | `human`, `ansi`, `rgb_array` | `human`, `rgb_array` (boardzoo's pictures); chess also `ansi` (python-chess's text) |
+| render modes | `human`, `ansi`, `rgb_array` | `human`, `rgb_array` (boardzoo's pictures; `rgb_array` frames of PettingZoo's size); chess also `ansi` (python-chess's text) |
 
 Both keep boardzoo's snapshots (`env.unwrapped.clone_state()`), `EnvModel` planning and
 boardzoo's agents.

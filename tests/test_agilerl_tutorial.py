@@ -6,8 +6,9 @@ changed to ``boardzoo.classic``, once unchanged on PettingZoo's env. Every print
 lesson's saved elite (network weights, fitness, scores) and each GIF's frame count and size
 must be equal. It needs AgileRL, whose releases with this API pin numpy<2: ``make
 test-agilerl`` builds that venv and runs it; elsewhere it is skipped. The fast tests check
-that the stored files are the published ones, that the runner changes only what it lists,
-and that the drop-in's frames have the size the render script draws its captions on.
+that the stored files are the published ones and that the runner changes only what it lists
+(the drop-in's frames have the size the render script draws its captions on:
+tests/test_classic.py).
 """
 
 from __future__ import annotations
@@ -16,13 +17,10 @@ import difflib
 import hashlib
 import importlib.util
 import re
-import warnings
 
-import numpy as np
 import pytest
 from PIL import Image
 
-from boardzoo.classic import connect_four_v3
 from tests import agilerl_tutorial as tutorial
 
 #: git blob ids of the files at PettingZoo commit 37ac180a (tutorials/AgileRL/, LICENSE)
@@ -72,33 +70,6 @@ def test_the_runner_changes_only_the_import_and_the_listed_sizes(tmp_path):
             assert ("from boardzoo.classic import connect_four_v3" in new) == bool(imports)
     with pytest.raises(ValueError, match="expected 'x = 1' once, found it 2 times"):
         tutorial.substitute("x = 1\nx = 1\n", (("x = 1", "x = 2"),), "f.py")
-
-
-@pytest.mark.parametrize("scaling", [9, 4])
-def test_rgb_array_frames_have_pettingzoos_size_with_boardzoos_picture_inside(scaling):
-    """The render script writes its captions at PettingZoo's pixel positions (x = 100 and
-    700 at the default scaling): the frame must be as large as PettingZoo's."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from pettingzoo.classic import connect_four_v3 as theirs
-    ours = connect_four_v3.env(render_mode="rgb_array", screen_scaling=scaling)
-    pz = theirs.env(render_mode="rgb_array", screen_scaling=scaling)
-    for env in (ours, pz):
-        env.reset()
-        for column in (3, 3, 4):
-            env.step(column)
-    frame, want = ours.render(), pz.render()
-    assert frame.shape == want.shape and frame.dtype == want.dtype == np.uint8
-    picture = ours.unwrapped.picture().to_image()
-    height, width = frame.shape[:2]
-    scale = min(width / picture.width, height / picture.height)
-    w, h = round(picture.width * scale), round(picture.height * scale)
-    left, top = (width - w) // 2, (height - h) // 2
-    inside = Image.fromarray(frame[top : top + h, left : left + w]).resize(picture.size)
-    difference = np.abs(np.asarray(inside, float) - np.asarray(picture, float))
-    assert difference.mean() < 4  # the same picture, scaled up and back down
-    ours.close()
-    pz.close()
 
 
 @pytest.mark.slow

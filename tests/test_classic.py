@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import re
 import warnings
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from boardzoo import classic
 from boardzoo.envs.registry import HAS_PETTINGZOO_REGISTRY
+from boardzoo.errors import InvalidOptionError
 from boardzoo.wrappers.model import EnvModel
 
 with warnings.catch_warnings():
@@ -357,3 +360,54 @@ def test_chess_ansi_is_python_chess_text():
         for env in (ours, pz):
             env.step(action)
     assert ours.render() == pz.render()
+
+
+FRAMES = [
+    ("connect_four_v3", {}),
+    ("connect_four_v3", {"screen_scaling": 4}),
+    ("tictactoe_v3", {}),
+    ("tictactoe_v3", {"screen_height": 300}),
+    ("go_v5", {"board_size": 9}),
+    ("go_v5", {"board_size": 13, "screen_height": 500}),
+    ("chess_v6", {}),
+    ("chess_v6", {"screen_height": 333}),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), FRAMES)
+def test_rgb_array_frames_have_pettingzoos_size_with_boardzoos_picture_inside(name, options):
+    """Code drawing over PettingZoo's frames (AgileRL's render script writes its captions at
+    x = 100 and 700 on Connect Four's) or stacking them into a video finds the same canvas:
+    the frame's shape and dtype are PettingZoo's, boardzoo's picture fitted in."""
+    ours = getattr(classic, name).env(render_mode="rgb_array", **options)
+    pz = theirs(name, render_mode="rgb_array", **options)
+    for env in (ours, pz):
+        env.reset(seed=0)
+    for _ in range(3):
+        action = int(np.flatnonzero(pz.last()[0]["action_mask"])[0])
+        ours.step(action)
+        pz.step(action)
+    frame, want = ours.render(), pz.render()
+    assert frame.shape == want.shape and frame.dtype == want.dtype == np.uint8
+    picture = ours.unwrapped.picture().to_image()
+    height, width = frame.shape[:2]
+    scale = min(width / picture.width, height / picture.height)
+    w, h = round(picture.width * scale), round(picture.height * scale)
+    left, top = (width - w) // 2, (height - h) // 2
+    inside = Image.fromarray(frame[top : top + h, left : left + w]).resize(picture.size)
+    difference = np.abs(np.asarray(inside, float) - np.asarray(picture, float))
+    assert difference.mean() < 4  # the same picture, drawn large and reduced again
+    ours.close()
+    pz.close()
+
+
+@pytest.mark.parametrize("name", ["tictactoe_v3", "go_v5", "chess_v6"])
+def test_screen_height_none_renders_the_picture_and_a_bad_one_is_one_line(name):
+    env = getattr(classic, name).env(render_mode="rgb_array", screen_height=None)
+    env.reset(seed=0)
+    assert env.render().shape == env.unwrapped.picture().to_array().shape
+    for bad in (0, -5, 2.5, "800", True):
+        with pytest.raises(InvalidOptionError, match=(
+                rf"^{name}\.raw_env\(\): screen_height must be a positive int \(pixels\) or "
+                rf"None, got {re.escape(repr(bad))}$")):
+            getattr(classic, name).env(screen_height=bad)

@@ -21,11 +21,15 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterable,
     AECOrderEnforcingIterator,
 )
+from PIL import Image
 
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import INTEGER_TYPES, OUTCOME, Game
+from boardzoo.envs.drawing import BoardPicture
+from boardzoo.options import require
 
-__all__ = ["ClassicEnv", "HistoryEnv", "pettingzoo_metadata", "wrapped"]
+__all__ = ["ClassicEnv", "HistoryEnv", "checked_screen_height", "pettingzoo_metadata",
+           "wrapped"]
 
 
 def pettingzoo_metadata(name: str, render_fps: int = 2, ansi: bool = False) -> dict[str, Any]:
@@ -44,8 +48,12 @@ class ClassicEnv(BoardGameEnv):
     Observations are int8 planes from the observer's view; rewards are ints per agent (+1
     win, -1 loss, 0 for a draw and before the end). The raw env raises
     :class:`~boardzoo.errors.IllegalActionError` on an illegal move (PettingZoo's raw envs
-    assert); :func:`wrapped` ends the game instead.
+    assert); :func:`wrapped` ends the game instead. ``rgb_array`` frames have the size of
+    PettingZoo's (:meth:`frame_size`), boardzoo's picture fitted in.
     """
+
+    #: PettingZoo's ``screen_height``, where the env takes it: its frames are that square
+    screen_height: int | None = None
 
     #: dtype of the observation planes (PettingZoo's Connect Four and tic-tac-toe: int8)
     observation_dtype: ClassVar[type] = np.int8
@@ -109,11 +117,44 @@ class ClassicEnv(BoardGameEnv):
         """Bool mask of the moves the PettingZoo env still lists once its game is over."""
         raise NotImplementedError
 
+    def frame_size(self) -> tuple[int, int] | None:
+        """(width, height) in pixels of PettingZoo's ``rgb_array`` frames for this env (by
+        default ``screen_height`` square); None: boardzoo's picture at its own size."""
+        if self.screen_height is None:
+            return None
+        return self.screen_height, self.screen_height
+
+    def render(self) -> str | np.ndarray | None:
+        """As boardzoo's envs render, but an ``rgb_array`` frame has PettingZoo's size
+        (:meth:`frame_size`), so that code that draws over PettingZoo's frames or stacks
+        them into a video (AgileRL's render script) finds the same canvas."""
+        size = self.frame_size()
+        if self.render_mode != "rgb_array" or size is None:
+            return super().render()
+        return _fitted(self.picture(), *size)
+
     def _finish(self, returns: np.ndarray) -> None:
         """The game is over: integer rewards, as PettingZoo's classic envs give them."""
         first, second = self.agent_names
         self.rewards = {first: int(returns[0]), second: int(returns[1])}
         self.terminations = {first: True, second: True}
+
+
+def checked_screen_height(what: str, value: int | None) -> int | None:
+    """``value`` checked as a ``screen_height`` (None or a positive int) for ``what``."""
+    require(value is None or (isinstance(value, int) and not isinstance(value, bool)
+                              and value > 0),
+            f"{what}: screen_height must be a positive int (pixels) or None, got {value!r}")
+    return value
+
+
+def _fitted(picture: BoardPicture, width: int, height: int) -> np.ndarray:
+    """``picture`` drawn to fit ``width`` x ``height`` (aspect kept) and centred, on its own
+    corner colour: an RGB uint8 array of shape ``(height, width, 3)``."""
+    image = picture.to_image(min(width / picture.width, height / picture.height))
+    frame = Image.new("RGB", (width, height), image.getpixel((0, 0)))
+    frame.paste(image, ((width - image.width) // 2, (height - image.height) // 2))
+    return np.asarray(frame, dtype=np.uint8).copy()
 
 
 class HistoryEnv(ClassicEnv):

@@ -5,6 +5,8 @@ chess_v6``: agents ``player_0`` (white, moves first) and ``player_1``, chess_v6'
 actions (boardzoo's chess numbers them the same way), integer rewards, and the game ends
 when a draw can be *claimed* (python-chess's ``can_claim_draw()``:
 :class:`~boardzoo.envs.chess_claim.ClaimChess`), one ply before ``chess_v0`` ends.
+``rgb_array`` frames have chess_v6's size (``screen_height`` square; boardzoo's picture,
+fitted in).
 
 Observation, bool (8, 8, 111), as chess_v6's code builds it. Row 0 is rank 8 for
 ``player_0``; for ``player_1`` the board is turned (row 0 rank 1) and white's and black's
@@ -36,7 +38,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardzoo.classic.adapter import HistoryEnv, pettingzoo_metadata, wrapped
+from boardzoo.classic.adapter import (
+    HistoryEnv,
+    checked_screen_height,
+    pettingzoo_metadata,
+    wrapped,
+)
 from boardzoo.envs import chess_moves as cm
 from boardzoo.envs.chess import fen, parse_fen, uci, window_start
 from boardzoo.envs.chess_claim import ClaimChess
@@ -107,8 +114,8 @@ def _row(square, seat):
 
 # ------------------------------------------------------------------------------ the env
 class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
-    """Chess as PettingZoo's raw ``chess_v6`` env (``screen_height`` is accepted and
-    unused: pictures are boardzoo's)."""
+    """Chess as PettingZoo's raw ``chess_v6`` env (pictures are boardzoo's, in frames of
+    PettingZoo's size: ``screen_height`` square; None: the picture's own size)."""
 
     game: ClaimChess
     observation_dtype = np.bool_
@@ -118,7 +125,7 @@ class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
     @strict_keywords("chess_v6.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_height: int | None = 800):
         super().__init__(ClaimChess(), render_mode=render_mode)
-        self.screen_height = screen_height
+        self.screen_height = checked_screen_height("chess_v6.raw_env()", screen_height)
 
     def _planes_shape(self) -> tuple[int, ...]:
         return (8, 8, PLANES)
@@ -149,7 +156,7 @@ class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
         return board
 
     def render(self) -> str | np.ndarray | None:
-        """"ansi" is python-chess's ``str(board)``; the other modes are boardzoo's."""
+        """"ansi" is python-chess's ``str(board)``; the other modes as the other drop-ins'."""
         if self.render_mode == "ansi":
             return "\n".join(" ".join(row) for row in self.game.symbols(self._state))
         return super().render()

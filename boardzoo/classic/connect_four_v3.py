@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numba import njit
-from PIL import Image
 
 from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
 from boardzoo.classic.kernels import final_position
@@ -49,25 +47,10 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
         the state when read)."""
         return self.game.cells(self._state).ravel().tolist()
 
-    def render(self) -> str | np.ndarray | None:
-        """As boardzoo's envs render; an ``rgb_array`` frame is PettingZoo's size (99 x 86
-        pixels per unit of ``screen_scaling``), so that code drawing captions over PettingZoo's
-        frames (AgileRL's render script) finds the same canvas."""
-        if self.render_mode != "rgb_array":
-            return super().render()
+    def frame_size(self) -> tuple[int, int]:
+        """PettingZoo's: 99 x 86 pixels per unit of ``screen_scaling``."""
         width = 99 * self.screen_scaling
-        return _fitted(self.picture().to_image(), width, int(86 / 99 * width))
-
-
-def _fitted(image: Image.Image, width: int, height: int) -> np.ndarray:
-    """``image`` scaled to fit ``width`` x ``height`` (aspect kept) and centred, on its own
-    corner colour: an RGB uint8 array of shape ``(height, width, 3)``."""
-    scale = min(width / image.width, height / image.height)
-    size = (round(image.width * scale), round(image.height * scale))
-    frame = Image.new("RGB", (width, height), image.getpixel((0, 0)))
-    frame.paste(image.resize(size, Image.Resampling.LANCZOS),
-                ((width - size[0]) // 2, (height - size[1]) // 2))
-    return np.asarray(frame, dtype=np.uint8).copy()
+        return width, int(86 / 99 * width)
 
 
 def env(**kwargs: Any) -> Any:

@@ -4,8 +4,9 @@
 go_v5's rules (simple ko, no suicide, area scoring with ``komi`` added to White, the game
 ends after two passes in a row; a draw, possible with an integer komi, counts as White's
 win as in go_v5), agents ``black_0`` (moves first) and ``white_0``, actions ``row * N + col``
-with row 0 at the top and ``N * N`` the pass, bool observations (N, N, 17) and np.float64
-rewards as go_v5's.
+with row 0 at the top and ``N * N`` the pass, bool observations (N, N, 17), np.float64
+rewards as go_v5's and ``rgb_array`` frames of its size (``screen_height`` square;
+boardzoo's picture, fitted in).
 
 Observation planes, as go_v5's code builds them (the same for both agents but the last):
 planes ``2k`` and ``2k + 1`` are the stones of the player who made the k-th most recent move
@@ -25,7 +26,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardzoo.classic.adapter import HistoryEnv, pettingzoo_metadata, wrapped
+from boardzoo.classic.adapter import (
+    HistoryEnv,
+    checked_screen_height,
+    pettingzoo_metadata,
+    wrapped,
+)
 from boardzoo.envs.core import DRAW, OUTCOME, TO_PLAY
 from boardzoo.envs.go import Go
 from boardzoo.envs.go_board import MAX_MOVES_LIMIT, STONE, grid, to_point
@@ -38,8 +44,9 @@ HISTORY = 8
 
 
 class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
-    """Go as PettingZoo's raw ``go_v5`` env (``screen_height`` is accepted and unused:
-    pictures are boardzoo's). ``komi`` must be a multiple of 0.5."""
+    """Go as PettingZoo's raw ``go_v5`` env (pictures are boardzoo's, in frames of
+    PettingZoo's size: ``screen_height`` square; None: the picture's own size). ``komi``
+    must be a multiple of 0.5."""
 
     agent_names = ("black_0", "white_0")
     game: Go
@@ -60,7 +67,7 @@ class raw_env(HistoryEnv):  # noqa: N801 - PettingZoo's name
         limit = min(100 * size**2, MAX_MOVES_LIMIT)
         game = Go(board_size=board_size, komi=komi, ko="simple", max_moves=limit)
         super().__init__(game, render_mode=render_mode)
-        self.screen_height = screen_height
+        self.screen_height = checked_screen_height("go_v5.raw_env()", screen_height)
 
     def _planes_shape(self) -> tuple[int, ...]:
         n = self.game.size

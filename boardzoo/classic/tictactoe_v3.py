@@ -3,8 +3,9 @@
 ``from boardzoo.classic import tictactoe_v3`` in place of ``from pettingzoo.classic import
 tictactoe_v3``: the same agents (``player_1`` moves first, ``player_2``), spaces, int8
 observations (3, 3, 2) (action ``a`` is the cell ``[a // 3, a % 3]``), action masks,
-integer rewards, wrapper chain and ``board`` (a ``Board`` whose ``squares`` are the 9
-cells by action: 0 empty, 1 ``player_1``, 2 ``player_2``).
+integer rewards, wrapper chain, ``board`` (a ``Board`` whose ``squares`` are the 9
+cells by action: 0 empty, 1 ``player_1``, 2 ``player_2``) and ``rgb_array`` frames of
+PettingZoo's size (``screen_height`` square; boardzoo's picture, fitted in).
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from typing import Any
 
 from numba import njit
 
-from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
+from boardzoo.classic.adapter import (
+    ClassicEnv,
+    checked_screen_height,
+    pettingzoo_metadata,
+    wrapped,
+)
 from boardzoo.classic.kernels import final_position
 from boardzoo.envs.tictactoe import TicTacToe, legal_mask_kernel, observe_kernel
 from boardzoo.options import strict_keywords
@@ -45,8 +51,8 @@ class Board:
 
 
 class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
-    """Tic-tac-toe as PettingZoo's raw ``tictactoe_v3`` env (``screen_height`` is accepted
-    and unused: pictures are boardzoo's)."""
+    """Tic-tac-toe as PettingZoo's raw ``tictactoe_v3`` env (pictures are boardzoo's, in
+    frames of PettingZoo's size: ``screen_height`` square; None: the picture's own size)."""
 
     agent_names = ("player_1", "player_2")
     metadata = pettingzoo_metadata("tictactoe_v3", render_fps=1)
@@ -55,7 +61,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     @strict_keywords("tictactoe_v3.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_height: int | None = 1000):
         super().__init__(TicTacToe(), render_mode=render_mode)
-        self.screen_height = screen_height
+        self.screen_height = checked_screen_height("tictactoe_v3.raw_env()", screen_height)
 
     @property
     def board(self) -> Board:

@@ -105,12 +105,17 @@ class BoardPicture(NamedTuple):
     def _repr_svg_(self) -> str:
         return self.svg()
 
-    def to_image(self) -> Image.Image:
-        big = Image.new("RGB", (self.width * SUPERSAMPLE, self.height * SUPERSAMPLE), PAGE)
+    def to_image(self, scale: float = 1) -> Image.Image:
+        """The picture as a PIL image ``scale`` times its size, drawn for that size (sharp,
+        where enlarging the image would blur it): on a canvas SUPERSAMPLE times the picture's
+        size, and at least twice the result's, then reduced."""
+        k = max(SUPERSAMPLE, 2 * scale)
+        big = Image.new("RGB", (round(self.width * k), round(self.height * k)), PAGE)
         draw = ImageDraw.Draw(big)
         for shape in self.shapes:
-            _paint(draw, shape, SUPERSAMPLE)
-        return big.resize((self.width, self.height), Image.Resampling.LANCZOS)
+            _paint(draw, shape, k)
+        size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))
+        return big.resize(size, Image.Resampling.LANCZOS)
 
     def to_array(self) -> np.ndarray:
         return np.asarray(self.to_image(), dtype=np.uint8).copy()
@@ -271,7 +276,7 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
-def _paint(draw: ImageDraw.ImageDraw, shape: Shape, k: int) -> None:
+def _paint(draw: ImageDraw.ImageDraw, shape: Shape, k: float) -> None:
     """Draw ``shape`` at ``k`` times its size (supersampling)."""
     if isinstance(shape, Rect):
         box = (shape.x * k, shape.y * k, (shape.x + shape.width) * k, (shape.y + shape.height) * k)
@@ -290,7 +295,7 @@ def _paint(draw: ImageDraw.ImageDraw, shape: Shape, k: int) -> None:
             draw.ellipse(box, fill=shape.fill, outline=shape.stroke, width=width)
     else:
         font = _font(round(shape.size * k))
-        stroke = max(1, k // 2) if shape.bold else 0
+        stroke = max(1, int(k // 2)) if shape.bold else 0
         anchor = {"start": "lm", "middle": "mm", "end": "rm"}[shape.anchor]
         draw.text((shape.x * k, shape.y * k), shape.text, fill=shape.colour, font=font,
                   anchor=anchor, stroke_width=stroke, stroke_fill=shape.colour)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from boardzoo.errors import InvalidOptionError
 from boardzoo.gtp import GtpEngine, GtpError, find_gnugo, gnugo_command
 from boardzoo.gtp import engine as gtp_engine
 from boardzoo.gtp import record as gtp_record
@@ -412,3 +413,36 @@ def test_an_overlong_input_line_is_skipped_whole_and_answered_with_a_failure():
     assert replies[:4] == ["=1 boardzoo",
                            f"? input line longer than {gtp_serve.MAX_LINE:,} characters; ignored",
                            "=2", "=3 boardzoo"]
+
+
+def test_alphazero_without_a_checkpoint_resigns_by_its_networks_search(tmp_path, monkeypatch):
+    """``alphazero`` without a checkpoint (the shipped network of the game asked about: here
+    a 5x5 one put in its place) exposes its network's search, so ``resign_below`` reads its
+    value: the same search plays just below that value and resigns just above it."""
+    import torch
+
+    from boardzoo.agents.alphazero import checkpoint
+    from boardzoo.agents.alphazero.agent import ShippedAlphaZero
+    from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkConfig
+    from boardzoo.envs.go import Go
+
+    torch.manual_seed(0)
+    go5 = Go(board_size=5, komi=7.5)
+    path = tmp_path / "go5.pt"
+    checkpoint.save_checkpoint(path, go5, AlphaZeroNet.for_game(go5, NetworkConfig(1, 8)),
+                               step=1)
+    monkeypatch.setattr(ShippedAlphaZero, "_checkpoint_for", staticmethod(lambda game: path))
+    spec = "alphazero:simulations=8"
+    playing = GoGtpEngine(agent=spec, board_size=5, seed=0, resign_below=-1.0)
+    assert re.fullmatch(r"= ([A-E][1-5]|pass)\n\n", playing.handle("genmove b"))
+    value = playing.agent.last_search.value
+    assert -1.0 < value < 1.0
+    resigning = GoGtpEngine(agent=spec, board_size=5, seed=0, resign_below=value + 1e-6)
+    assert resigning.handle("genmove b") == "= resign\n\n"
+
+
+def test_resign_below_is_refused_for_an_agent_that_does_not_search():
+    with pytest.raises(InvalidOptionError, match=r"^resign_below: agent 'random' does not "
+                       r"search, so it has no value to resign by; the searching agents "
+                       r"\(alphabeta, mcts, alphazero\) can$"):
+        GoGtpEngine(agent="random", board_size=9, resign_below=-0.5)

@@ -107,6 +107,10 @@ class GoGtpEngine:
                 "own budget")
         self.agent_spec = agent or default_agent()
         self.agent = make_agent(self.agent_spec, seed=seed)
+        if resign_below is not None and not hasattr(self.agent, "last_search"):
+            raise InvalidOptionError(
+                f"resign_below: agent {excerpt(self.agent_spec)} does not search, so it has "
+                "no value to resign by; the searching agents (alphabeta, mcts, alphazero) can")
         self.ko, self.suicide = ko, bool(suicide)
         self.resign_below = resign_below
         self.ponders, self.time_margin = bool(ponder), float(time_margin)

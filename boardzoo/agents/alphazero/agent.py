@@ -20,6 +20,8 @@ from boardzoo.agents.alphazero.network import AlphaZeroNet, NetworkEvaluator, pi
 from boardzoo.agents.mcts.agent import MCTSAgent
 from boardzoo.agents.mcts.batched import BatchStats
 from boardzoo.agents.mcts.summary import TreeSummary
+from boardzoo.agents.move import SearchResult
+from boardzoo.analysis import Analysis
 from boardzoo.checkpoints import checkpoint_name, shipped_checkpoints
 from boardzoo.envs.aec import BoardGameEnv
 from boardzoo.envs.core import Game
@@ -155,12 +157,15 @@ class ShippedAlphaZero:
     """``make_agent("alphazero")`` without a checkpoint (the gym view's ``opponent=
     "alphazero"``): plays each env with the shipped network for its game and board size,
     loaded on first use; a game without one is an InvalidOptionError naming those that
-    exist."""
+    exist. ``last_search`` and ``last_analysis`` are those of the network that played last,
+    so that front-ends read its search as any searching agent's (GTP's resignation, UCI's
+    final ``info``)."""
 
     def __init__(self, seed: int | None = None, **search_options: Any):
         self.seed = seed
         self.search_options = search_options
         self._agents: dict[tuple, AlphaZeroAgent] = {}
+        self._last: AlphaZeroAgent | None = None  # the agent of the last env asked about
 
     def agent_for(self, env: Any) -> AlphaZeroAgent:
         raw = boardzoo_env(env)
@@ -169,7 +174,18 @@ class ShippedAlphaZero:
         if raw.game.key not in self._agents:
             self._agents[raw.game.key] = AlphaZeroAgent.from_checkpoint(
                 self._checkpoint_for(raw.game), seed=self.seed, **self.search_options)
-        return self._agents[raw.game.key]
+        self._last = self._agents[raw.game.key]
+        return self._last
+
+    @property
+    def last_search(self) -> SearchResult | None:
+        """The last search's result (None before the first)."""
+        return None if self._last is None else self._last.last_search
+
+    @property
+    def last_analysis(self) -> Analysis | None:
+        """The last search as an Analysis (None before the first)."""
+        return None if self._last is None else self._last.last_analysis
 
     def check_plays(self, game: Game) -> None:
         """Refuse (InvalidOptionError) a game with no shipped network."""

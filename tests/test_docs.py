@@ -100,3 +100,14 @@ def test_readme_links_resolve():
                    "docs/agents.md", "docs/arena.md", "docs/adding-a-game.md",
                    "benchmarks/README.md"):
         assert f"({target})" in readme and (ROOT / target).is_file(), target
+
+
+def test_cutechess_commands_name_the_program_alone():
+    """cutechess-cli runs ``cmd=`` as one program name (``cmd="boardzoo uci"`` fails with
+    "Cannot execute command", tried with cutechess-cli 1.4.0); arguments go in ``arg=``."""
+    commands = [(path.relative_to(ROOT), match.group())
+                for path in USER_DOCS
+                for match in re.finditer(r"cmd=(\"[^\"]*\"|'[^']*'|\S+)",
+                                         path.read_text(encoding="utf-8"))]
+    assert any(command == "cmd=boardzoo" for _, command in commands)
+    assert [(path, command) for path, command in commands if " " in command] == []

@@ -411,3 +411,14 @@ def test_screen_height_none_renders_the_picture_and_a_bad_one_is_one_line(name):
                 rf"^{name}\.raw_env\(\): screen_height must be a positive int \(pixels\) or "
                 rf"None, got {re.escape(repr(bad))}$")):
             getattr(classic, name).env(screen_height=bad)
+
+
+def test_a_bad_connect_four_screen_scaling_is_one_line():
+    for bad in (0, -1, 1.5, "9", None, True):
+        with pytest.raises(InvalidOptionError, match=(
+                r"^connect_four_v3\.raw_env\(\): screen_scaling must be a positive int "
+                rf"\(99 x 86 pixels a unit\), got {re.escape(repr(bad))}$")):
+            classic.connect_four_v3.env(screen_scaling=bad)
+    env = classic.connect_four_v3.env(render_mode="rgb_array", screen_scaling=2)
+    env.reset(seed=0)
+    assert env.render().shape == (172, 198, 3)  # PettingZoo's 86 x 99 pixels a unit

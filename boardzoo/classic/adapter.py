@@ -28,8 +28,8 @@ from boardzoo.envs.core import INTEGER_TYPES, OUTCOME, Game
 from boardzoo.envs.drawing import BoardPicture
 from boardzoo.options import require
 
-__all__ = ["ClassicEnv", "HistoryEnv", "checked_screen_height", "pettingzoo_metadata",
-           "wrapped"]
+__all__ = ["ClassicEnv", "HistoryEnv", "checked_screen_height", "checked_screen_scaling",
+           "pettingzoo_metadata", "wrapped"]
 
 
 def pettingzoo_metadata(name: str, render_fps: int = 2, ansi: bool = False) -> dict[str, Any]:
@@ -142,10 +142,21 @@ class ClassicEnv(BoardGameEnv):
 
 def checked_screen_height(what: str, value: int | None) -> int | None:
     """``value`` checked as a ``screen_height`` (None or a positive int) for ``what``."""
-    require(value is None or (isinstance(value, int) and not isinstance(value, bool)
-                              and value > 0),
+    require(value is None or _is_positive_int(value),
             f"{what}: screen_height must be a positive int (pixels) or None, got {value!r}")
     return value
+
+
+def checked_screen_scaling(what: str, value: int) -> int:
+    """``value`` checked as Connect Four's ``screen_scaling`` (a positive int) for ``what``."""
+    require(_is_positive_int(value),
+            f"{what}: screen_scaling must be a positive int (99 x 86 pixels a unit), "
+            f"got {value!r}")
+    return value
+
+
+def _is_positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _fitted(picture: BoardPicture, width: int, height: int) -> np.ndarray:

@@ -13,7 +13,12 @@ from typing import Any
 
 from numba import njit
 
-from boardzoo.classic.adapter import ClassicEnv, pettingzoo_metadata, wrapped
+from boardzoo.classic.adapter import (
+    ClassicEnv,
+    checked_screen_scaling,
+    pettingzoo_metadata,
+    wrapped,
+)
 from boardzoo.classic.kernels import final_position
 from boardzoo.envs.connect_four import ConnectFour, legal_mask_kernel, observe_kernel
 from boardzoo.options import strict_keywords
@@ -39,7 +44,7 @@ class raw_env(ClassicEnv):  # noqa: N801 - PettingZoo's name
     @strict_keywords("connect_four_v3.raw_env()")
     def __init__(self, render_mode: str | None = None, screen_scaling: int = 9):
         super().__init__(ConnectFour(), render_mode=render_mode)
-        self.screen_scaling = screen_scaling
+        self.screen_scaling = checked_screen_scaling("connect_four_v3.raw_env()", screen_scaling)
 
     @property
     def board(self) -> list[int]:

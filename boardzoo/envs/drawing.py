@@ -4,8 +4,9 @@
 A picture shows the board with its coordinates, the pieces, the last move (a red dot; the
 pieces it captured, flipped or took away ringed) and, under the board, the side to move or
 the result. Games whose pieces carry letters (chess) are drawn on a chequered board, and their
-last move's square is ringed, not dotted, so that the letter stays readable. Games describe their board through ``Game.cells``, ``Game.coordinate_labels``
-and their colour attributes; nothing here knows a particular game.
+last move's square is ringed, not dotted, so that the letter stays readable. Games describe
+their board through ``Game.cells``, ``Game.coordinate_labels`` and their colour attributes;
+nothing here knows a particular game.
 
 >>> from boardzoo.envs import make_game
 >>> game = make_game("tictactoe")

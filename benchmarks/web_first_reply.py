@@ -14,7 +14,9 @@ there is its exact solver's. Besides the reply, each row gives the agent's own s
 (from the game's record: the worker's time from the search's start to its move) and the
 rest, ``reply - search``: the page, the server, the pipe and any warm-up the agent still had
 to do when the person moved ("warm at the move": whether it had finished, as the server saw
-it then). ``--checkout`` runs the servers from other source trees (their PYTHONPATH), every
+it then; "Start -> agent warm" when it did). The person chooses at once as the page opens;
+``--pause`` makes them read the form first, as a person does, while the server's spare agent
+process starts. ``--checkout`` runs the servers from other source trees (their PYTHONPATH), every
 case of every tree in turn, so that the machine's load hits them alike; one untimed server
 per tree first fills what its cache lacks. Prints a row per server and medians.
 """
@@ -29,6 +31,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from typing import Any
@@ -85,14 +88,16 @@ def _get(url: str) -> bytes:
         return answer.read()
 
 
-def first_reply(browser: Browser, checkout: str, case: str) -> dict[str, Any]:
-    """Start a fresh server and page, play the person's first move of ``case``; the times."""
+def first_reply(browser: Browser, checkout: str, case: str, pause: float) -> dict[str, Any]:
+    """Start a fresh server and page, wait ``pause`` seconds (a person reading the form),
+    play the person's first move of ``case``; the times."""
     agent, position = CASES[case]
     server, url = start_server(checkout)
     page = browser.new_page(viewport={"width": 1360, "height": 820})
     try:
         page.goto(url + "/")
         expect(page.locator("#game option")).to_have_count(len(GAMES), timeout=120_000)
+        time.sleep(pause)
         page.select_option("#game", "othello")
         page.select_option("#agent", agent)
         page.check('input[name=seat][value="0"]')
@@ -107,9 +112,14 @@ def first_reply(browser: Browser, checkout: str, case: str) -> dict[str, Any]:
                          page.locator("#download-jsonl").get_attribute("href") or "")
         assert game is not None, "the page shows no game"
         page.evaluate(WATCH)
-        warm = json.loads(_get(f"{url}/api/games/{game.group(1)}"))["warm"]
+        view_url = f"{url}/api/games/{game.group(1)}"
+        warm = json.loads(_get(view_url))["warm"]
+        warmed: list[float] = []
+        watcher = threading.Thread(target=_watch_warm_up, args=(view_url, warmed), daemon=True)
+        watcher.start()
         page.locator("#board .cell.playable").first.click()
         page.wait_for_function("() => window.firstReply.shown !== undefined", timeout=300_000)
+        watcher.join(30)
         times = page.evaluate("() => window.firstReply")
         record = json.loads(_get(f"{url}/api/games/{game.group(1)}/record?format=jsonl"))
     finally:
@@ -118,7 +128,18 @@ def first_reply(browser: Browser, checkout: str, case: str) -> dict[str, Any]:
         server.wait(30)
     reply, search = (times["shown"] - times["clicked"]) / 1000, record["seconds"][1]
     return {"checkout": checkout, "case": case, "offered": offered, "reply": reply,
-            "search": search, "rest": reply - search, "warm": warm}
+            "search": search, "rest": reply - search, "warm": warm,
+            "warm_up": warmed[0] - started if warmed else float("nan")}
+
+
+def _watch_warm_up(view_url: str, warmed: list[float]) -> None:
+    """Poll the game's view until the server says the agent is warm; when it first did."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if json.loads(_get(view_url))["warm"]:
+            warmed.append(time.monotonic())
+            return
+        time.sleep(0.02)
 
 
 def _spread(values: list[float]) -> str:
@@ -130,6 +151,8 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=5, help="fresh servers per case")
     parser.add_argument("--case", action="append", choices=sorted(CASES),
                         help="default: every case")
+    parser.add_argument("--pause", type=float, default=0.0,
+                        help="seconds on the page before choosing the game (default: none)")
     parser.add_argument("--checkout", action="append",
                         help="a source tree to serve from (default: this one)")
     args = parser.parse_args()
@@ -139,19 +162,20 @@ def main() -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM)
         for checkout in checkouts:  # untimed: fills what the tree's cache lacks
-            first_reply(browser, checkout, cases[0])
+            first_reply(browser, checkout, cases[0], args.pause)
         for round_ in range(1, args.servers + 1):
             for case in cases:
                 for checkout in checkouts:
-                    rows.append(row := first_reply(browser, checkout, case))
+                    rows.append(row := first_reply(browser, checkout, case, args.pause))
                     print(f"round {round_} {case} {checkout}: Start -> 'Your move' "
-                          f"{row['offered']:.2f} s, move -> reply shown {row['reply']:.3f} s "
+                          f"{row['offered']:.2f} s, Start -> agent warm {row['warm_up']:.2f} s, "
+                          f"move -> reply shown {row['reply']:.3f} s "
                           f"(search {row['search']:.3f} s, rest {row['rest']:.3f} s), agent "
                           f"warm at the move: {row['warm']}", flush=True)
         browser.close()
     print("\n| case | source | fresh servers | move -> reply shown, median (range) | the agent's "
-          "search | the rest (reply - search) | agent warm at the move |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "search | the rest (reply - search) | Start -> agent warm | agent warm at the move |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for case in cases:
         for checkout in checkouts:
             mine = [row for row in rows if row["case"] == case and row["checkout"] == checkout]
@@ -159,6 +183,7 @@ def main() -> None:
                   f"{_spread([row['reply'] for row in mine])} | "
                   f"{_spread([row['search'] for row in mine])} | "
                   f"{_spread([row['rest'] for row in mine])} | "
+                  f"{_spread([row['warm_up'] for row in mine])} | "
                   f"{sum(row['warm'] for row in mine)} of {len(mine)} |")
 
 

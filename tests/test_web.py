@@ -783,6 +783,7 @@ print(json.dumps({"preloaded": sorted(preloaded),
 """
 
 
+@pytest.mark.slow
 def test_a_spare_worker_loads_numbas_set_up_ahead_so_a_games_warm_up_does_not():
     """A fresh worker's first cached kernel brings numba's target registries (numba.np.*,
     scipy through numba's BLAS check): most of a warm-up. A spare loads them while it waits

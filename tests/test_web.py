@@ -5,8 +5,6 @@ agents in their worker processes, undo/swap, records out and back in, idle clean
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 
 import pytest
@@ -765,39 +763,3 @@ def test_a_go_game_ended_by_passes_shows_its_score_and_dead_stones(client):
     assert game["result"] == {"winner": 1, "reason": "rules", "detail": "W+13.5"}
     view = wait_for(client, game["id"], lambda v: v["go_end"] is not None)
     assert view["go_end"] == {"dead": [2 * 5 + 0], "score": "W+2.5"}
-
-
-_WARM_UP_IMPORTS = """
-import json, sys
-from boardzoo.web import worker
-before = set(sys.modules)
-if sys.argv[1] == "preload":
-    worker.preload()
-preloaded = set(sys.modules) - before
-held = {}
-worker._configure({"game": "othello", "options": {}, "agent": "alphabeta:time_limit=1",
-                   "seed": 1}, held)
-worker._warm_up(held["agent"], held["env"])
-print(json.dumps({"preloaded": sorted(preloaded),
-                  "warm_up": sorted(set(sys.modules) - before - preloaded)}))
-"""
-
-
-@pytest.mark.slow
-def test_a_spare_worker_loads_numbas_set_up_ahead_so_a_games_warm_up_does_not():
-    """A fresh worker's first cached kernel brings numba's target registries (numba.np.*,
-    scipy through numba's BLAS check): most of a warm-up. A spare loads them while it waits
-    (``preload``); the warm-up of the game it is then given imports none of them."""
-    imported = {}
-    for mode in ("fresh", "preload"):
-        run = subprocess.run([sys.executable, "-c", _WARM_UP_IMPORTS, mode], capture_output=True,
-                             text=True, timeout=600, check=True)
-        imported[mode] = json.loads(run.stdout.strip().splitlines()[-1])
-
-    def heavy(modules):
-        return {m for m in modules if m.startswith(("numba.np.", "scipy"))}
-
-    assert "numba.np.arraymath" in heavy(imported["fresh"]["warm_up"])  # what it costs
-    assert "numba.np.arraymath" in heavy(imported["preload"]["preloaded"])
-    assert heavy(imported["preload"]["warm_up"]) == set()
-    assert {"boardzoo.web.catalog", "boardzoo.agents"} <= set(imported["preload"]["preloaded"])

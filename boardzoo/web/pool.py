@@ -11,7 +11,7 @@ no stop interrupts, it gets :data:`WARM_UP_LIMIT`). Released workers wait, warm,
 next game of the same game and agent kind (their compiled search is built: that game starts
 at once); at most ``idle`` of them wait, the least recently used ended first. ``spares``
 fresh processes are started ahead, so a game of a new kind does not wait for Python to start
-either, nor for numba's set-up (:func:`~boardzoo.web.worker.preload`).
+either.
 
 Every worker's replies come through :meth:`WorkerPool._on_message` on the server's event loop,
 which keeps each worker's pending requests and passes the replies on to the game that holds

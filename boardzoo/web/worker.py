@@ -39,7 +39,7 @@ from typing import Any
 from boardzoo import compile_progress
 from boardzoo.executor import _init_process
 
-__all__ = ["AgentWorker", "SearchStop", "preload", "worker_main"]
+__all__ = ["AgentWorker", "SearchStop", "worker_main"]
 
 Message = dict[str, Any]
 #: how often (seconds) a stopped search's ``wait`` looks at the shared stop number
@@ -142,8 +142,6 @@ class SearchStop:
 def worker_main(conn: Any, stop_value: Any, parent: int) -> None:
     """The worker process: serve requests until told to quit (module docstring)."""
     _init_process(parent, None)  # one torch thread; exit as soon as the server is gone
-    if not conn.poll():  # a spare, started ahead: nothing asked of it yet
-        preload()
     held: dict[str, Any] = {}
     while True:
         try:
@@ -158,23 +156,6 @@ def worker_main(conn: Any, stop_value: Any, parent: int) -> None:
                 conn.send({**reply, "ref": ref})
         except Exception as err:  # the worker reports every failure and keeps serving
             conn.send({"type": "error", "ref": ref, "message": _describe(err)})
-
-
-def preload() -> None:
-    """Load, while the worker waits as a spare, what every game's warm-up would load first:
-    the modules a game is built and searched with, and numba's own set-up on the first
-    cached kernel a process loads (its target's registries, scipy's BLAS check among them:
-    most of a warm-up, about 1.5 s of 2 on a loaded machine). A warm-up then loads only its
-    game's own kernels, so a fresh server's first reply does not wait for it. Loading one
-    cached tic-tac-toe kernel does the set-up through numba's ordinary path."""
-    import importlib
-
-    from boardzoo.envs import make_game
-
-    for module in ("boardzoo.envs.aec", "boardzoo.web.catalog", "boardzoo.web.search_view"):
-        importlib.import_module(module)
-    game = make_game("tictactoe")
-    game.legal_mask(game.initial_state())
 
 
 def _handle(message: Message, held: dict[str, Any], stop_value: Any, conn: Any):

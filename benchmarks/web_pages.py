@@ -26,6 +26,8 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
+from boardzoo.envs import GAMES
+
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -78,7 +80,7 @@ def snapshot(server: int) -> tuple[int, float]:
 def start_game(page, game: str, seconds: float = 300.0) -> str:
     """Start a game against MCTS (moving first, so it compiles and searches) and wait for its
     move: "played", or "refused" with the server's message when it opens no game."""
-    expect(page.locator("#game option")).to_have_count(6, timeout=120_000)
+    expect(page.locator("#game option")).to_have_count(len(GAMES), timeout=120_000)
     page.select_option("#game", game)
     page.select_option("#agent", "mcts")
     page.fill('.agent-option[data-name="time_limit"]', "0.2")

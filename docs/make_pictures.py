@@ -17,6 +17,7 @@ POSITIONS = {
     "othello": ({}, ["d3", "c5"]),
     "go": ({"board_size": 9}, ["E5", "C4", "G3", "F6"]),
     "gomoku": ({"board_size": 9}, ["E5", "D4", "F5"]),
+    "chess": ({}, ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]),
 }
 
 

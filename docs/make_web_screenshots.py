@@ -1,6 +1,7 @@
 """Screenshots of `boardzoo serve` for docs/web.md: every game at a desktop and a phone width,
 most taken while the agent searches (its analysis and heat-map live on the page), and a
-finished Go game with its score and dead stones.
+finished Go game with its score and dead stones. Fill the compile cache first (`boardzoo
+compile`), or the searches compile while the pictures wait.
 
 Run from a checkout with the dev extra and Debian's chromium::
 
@@ -20,14 +21,15 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import expect, sync_playwright
 
+from boardzoo.envs import GAMES
 from boardzoo.web.app import create_app
 from boardzoo.web.security import loopback_hosts
 
 OUT = Path(__file__).resolve().parent / "images"
 SIZES = {"desktop": {"width": 1360, "height": 820}, "phone": {"width": 390, "height": 844}}
 # name -> (game, game options, opponent, its options, a record to start from (None: the
-# start), the person's clicks (cells), seconds to wait into the agent's search before the
-# picture (0: after its reply))
+# start), the person's moves (each a cell, or the cells clicked in turn: chess's piece, then
+# its square), seconds to wait into the agent's search before the picture (0: after its reply))
 SCENES = {
     "tictactoe": ("tictactoe", {}, "random", {}, {"moves": [0, 3, 1, 4]}, [2], 0.0),
     "nim": ("nim", {"heaps": "3,4,5", "max_take": "none"}, "alphabeta", {"time_limit": "1"},
@@ -40,6 +42,9 @@ SCENES = {
                           "a3", "pass", "pass"]}, [], 0.0),
     "gomoku": ("gomoku", {"board_size": "15"}, "mcts", {"time_limit": "6"}, None,
                [112, 113, 97], 3.0),
+    # the Two Knights: the person's Bxf7+ (c4 = cell 34, f7 = cell 13; a8 is cell 0) checks
+    "chess": ("chess", {}, "alphabeta", {"time_limit": "6"},
+              {"moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"]}, [(34, 13)], 3.0),
 }
 
 
@@ -59,7 +64,7 @@ def serve() -> tuple[str, uvicorn.Server]:
 def scene(page, url: str, name: str, path: Path) -> None:
     game, options, agent, agent_options, record, clicks, into_search = SCENES[name]
     page.goto(url)
-    expect(page.locator("#game option")).to_have_count(6, timeout=120_000)
+    expect(page.locator("#game option")).to_have_count(len(GAMES), timeout=120_000)
     page.select_option("#game", game)
     for option, value in options.items():
         page.fill(f'.game-option[data-name="{option}"]', value)
@@ -72,12 +77,13 @@ def scene(page, url: str, name: str, path: Path) -> None:
     page.click("#start")
     status = page.locator("#status")
     played = len(record["moves"]) if record else 0
-    for k, cell in enumerate(clicks):
+    for k, move in enumerate(clicks):
         expect(status).to_have_text(re.compile("^Your move"), timeout=300_000)
-        target = page.locator(f'#board .cell.playable[data-cell="{cell}"]')
-        if target.count() == 0:  # taken by the agent: any legal cell
-            target = page.locator("#board .cell.playable").first
-        target.click()
+        for cell in move if isinstance(move, tuple) else (move,):
+            target = page.locator(f'#board .cell.playable[data-cell="{cell}"]')
+            if target.count() == 0:  # taken by the agent: any legal cell
+                target = page.locator("#board .cell.playable").first
+            target.click()
         if k < len(clicks) - 1:
             expect(page.locator("#moves .move")).to_have_count(played + 2 * k + 2,
                                                                timeout=300_000)

@@ -149,3 +149,28 @@ def test_steps_after_a_snapshot_leave_its_last_move_alone():
     svg = snapshot._repr_svg_()
     env.step(4)
     assert snapshot._repr_svg_() == svg != env._repr_svg_()
+
+
+def test_chess_is_drawn_on_a_chequered_board_with_the_last_move_ringed_around_its_letter():
+    """After 1. e4 e5 2. Nf3 Nc6 3. Bb5: 32 light squares, a8 and h1 light, a1 dark (as on
+    every chess board); b5 ringed in red around the bishop's letter, f1 (emptied) dashed."""
+    env = make_env("chess", render_mode="rgb_array")
+    env.reset(options={"moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]})
+    root = _parse(env._repr_svg_())
+    light = "rgb(240,217,181)"
+    squares = {(float(r.get("x")), float(r.get("y"))) for r in root.iter(f"{SVG}rect")
+               if r.get("fill") == light and float(r.get("width")) == CELL}
+    corner = {name: (MARGIN + col * CELL, MARGIN + row * CELL)
+              for name, row, col in [("a8", 0, 0), ("h1", 7, 7), ("a1", 7, 0)]}
+    assert len(squares) == 32 and corner["a8"] in squares and corner["h1"] in squares
+    assert corner["a1"] not in squares
+    dots, dashed = _marks(root)
+    assert dots == [] and dashed == [_centre(7, 5)]  # no dot over a letter; f1 emptied
+    solid = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(f"{SVG}circle")
+             if c.get("stroke") == RED and not c.get("stroke-dasharray")]
+    assert solid == [_centre(3, 1)]  # b5
+    letters = {(float(t.get("x")), float(t.get("y"))): t.text for t in root.iter(f"{SVG}text")}
+    assert letters[_centre(3, 1)] == "B"
+    frame = env.render()
+    x, y = (round(v) for v in _centre(3, 1))
+    assert np.abs(frame[y, x].astype(int) - MARK).max() > 100  # the letter, not a red dot

@@ -465,3 +465,39 @@ def test_a_phone_shows_gomokus_heat_map_counts_readably_and_the_status_in_whole_
     opened.screenshot(path=ARTIFACTS / "gomoku-phone.png")
     opened.context.close()
     assert not errors, errors
+
+
+_DRAW_COUNTS = """async ([id, visits]) => {
+    const { drawBoard } = await import('/static/board.js');
+    const view = await (await fetch(`/api/games/${id}`)).json();
+    const moves = Object.keys(view.board.targets).slice(0, visits.length)
+        .map((action, k) => ({ action: Number(action), visits: visits[k] }));
+    const svg = document.getElementById('board');
+    drawBoard(svg, view.game, view, { playable: false, heat: true, analysis: { moves },
+                                      dead: null, selected: null });
+    return [...svg.querySelectorAll('.heat-count')].map((text) => {
+        // the cell: the heat square before the count, with its 3-unit margin
+        const box = text.getBBox(), square = text.previousElementSibling.getBBox();
+        return { text: text.textContent, box: { x: box.x, y: box.y, width: box.width,
+                 height: box.height }, cell: { x: square.x - 3, y: square.y - 3,
+                 width: square.width + 6, height: square.height + 6 } };
+    });
+}"""
+
+
+@pytest.mark.parametrize("visits, texts", [
+    ([262_475, 999_999, 500_000], ["262k", "999k", "500k"]),  # four characters
+    ([98_765, 60_000, 25_000], ["99k", "60k", "25k"]),  # three, at the full size
+    ([999, 900, 700], ["999", "900", "700"]),
+])
+def test_heat_map_counts_stay_inside_their_cells_however_many_visits(page, visits, texts):
+    """Othello's heat-map after a long search: its counts (as drawn by the page, bold) lie
+    inside their cells' squares, also at a quarter of a million visits."""
+    start(page, "othello", agent="random")
+    expect(page.locator("#status")).to_have_text(re.compile("^Your move"), timeout=AGENT_WAIT)
+    game = re.search(r"/api/games/([^/]+)/", page.locator("#download-jsonl").get_attribute(
+        "href"))
+    drawn = page.evaluate(_DRAW_COUNTS, [game.group(1), visits])
+    assert sorted(d["text"] for d in drawn) == sorted(texts)
+    for count in drawn:
+        assert _inside(count["box"], count["cell"]), count

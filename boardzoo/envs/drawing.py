@@ -3,8 +3,10 @@
 
 A picture shows the board with its coordinates, the pieces, the last move (a red dot; the
 pieces it captured, flipped or took away ringed) and, under the board, the side to move or
-the result. Games describe their board through ``Game.cells``, ``Game.coordinate_labels``
-and their colour attributes; nothing here knows a particular game.
+the result. Games whose pieces carry letters (chess) are drawn on a chequered board, and their
+last move's square is ringed, not dotted, so that the letter stays readable. Games describe
+their board through ``Game.cells``, ``Game.coordinate_labels`` and their colour attributes;
+nothing here knows a particular game.
 
 >>> from boardzoo.envs import make_game
 >>> game = make_game("tictactoe")
@@ -37,6 +39,7 @@ SUPERSAMPLE = 4  # the RGB image is drawn this many times larger, then reduced (
 PAGE: RGB = (250, 248, 244)
 INK: RGB = (60, 56, 50)
 LABEL: RGB = (122, 116, 106)
+LIGHT_SQUARE: RGB = (240, 217, 181)  # a chequered board's light squares (the page's too)
 MARK: RGB = (229, 57, 53)
 WHITE: RGB = (255, 255, 255)
 MARKS = {"X": (47, 58, 143), "O": (184, 50, 42)}  # tic-tac-toe draws letters, not discs
@@ -132,7 +135,7 @@ def draw_board(
     shapes: list[Shape] = [
         Rect(0, 0, width, height, PAGE),
         Rect(MARGIN, MARGIN, board_w, board_h, game.board_rgb, radius=6),
-        *_grid(game, rows, cols),
+        *(_squares(rows, cols) if game.lettered_pieces else _grid(game, rows, cols)),
         *_labels(game, rows, cols),
     ]
     letters = game.symbols(state) if game.lettered_pieces else None
@@ -144,7 +147,9 @@ def draw_board(
     target, changed = last_move_cells(game, *last_move, state) if last_move else (None, [])
     for cell in changed:
         shapes.append(Circle(*_centre(*divmod(cell, cols)), CELL * 0.44, None, MARK, 2, True))
-    if target is not None:
+    if target is not None and letters is not None:
+        shapes.append(Circle(*_centre(*divmod(target, cols)), CELL * 0.47, None, MARK, 2.5))
+    elif target is not None:
         shapes.append(Circle(*_centre(*divmod(target, cols)), CELL * 0.13, MARK, WHITE, 1.5))
     shapes.extend(_status(game, state, last_move, width, height))
     return BoardPicture(width, height, tuple(shapes))
@@ -195,6 +200,14 @@ def _grid(game: Game, rows: int, cols: int) -> Iterator[Line]:
     for c in inner_c:
         x = MARGIN + c * CELL + half
         yield Line(x, MARGIN + half, x, MARGIN + rows * CELL - half, colour, width)
+
+
+def _squares(rows: int, cols: int) -> Iterator[Rect]:
+    """The light squares of a chequered board over the board's (dark) colour; the top-left
+    square is light, as on a chess board seen from White's side."""
+    for r in range(rows):
+        for c in range(r % 2, cols, 2):
+            yield Rect(MARGIN + c * CELL, MARGIN + r * CELL, CELL, CELL, LIGHT_SQUARE)
 
 
 def _labels(game: Game, rows: int, cols: int) -> Iterator[Text]:

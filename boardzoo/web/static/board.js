@@ -216,11 +216,13 @@ function drawHeat(svg, board, analysis, centre) {
                                   height: CELL - 6, rx: 8,
                                   fill: `rgba(255, 120, 20, ${0.7 * share})` }));
     if (share >= 0.2) {
-      // at most three characters, as large as a cell holds them: readable on a phone's
-      // 15x15 board too (the drawing is scaled to the screen)
+      // as large as a cell holds the count: up to three characters ("999", "99k") at 0.45 of
+      // a cell, readable on a phone's 15x15 board too (the drawing is scaled to the screen);
+      // four ("262k") smaller, so that they stay inside their cell
       const text = n >= 1000 ? `${Math.min(999, Math.round(n / 1000))}k` : String(n);
-      heat.appendChild(el("text", { x, y: y + CELL * 0.17, class: "heat-count",
-                                    "font-size": CELL * 0.45 }, text));
+      const size = text.length > 3 ? CELL * 1.2 / text.length : CELL * 0.45;
+      heat.appendChild(el("text", { x, y: y + size * 0.38, class: "heat-count",
+                                    "font-size": size }, text));
     }
   });
   svg.appendChild(heat);

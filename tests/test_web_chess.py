@@ -78,3 +78,27 @@ def test_the_result_says_how_the_game_ended(start, moves, words):
     assert session.result()["detail"] == words
     assert session.result()["winner"] == {"1-0": 0, "0-1": 1, "1/2-1/2": None}[
         board.result(claim_draw=True)]
+
+
+def test_the_analysis_writes_moves_and_lines_in_san_as_the_move_list_does():
+    """The agents write chess moves in UCI (the engine's notation); the page's analysis shows
+    them in SAN like its move list, each line's moves as python-chess writes them in turn."""
+    from boardzoo.agents import AlphaBetaAgent
+    from boardzoo.envs import make_env
+    from boardzoo.web.search_view import analysis_json
+
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+    env = make_env("chess")
+    env.reset(options={"position": fen})
+    analysis = AlphaBetaAgent(depth=3).analyse(env)
+    data = analysis_json(env, analysis)
+    assert data["move"] == "Qxf7#" and analysis.move == "h5f7"
+    for line, texts in [(data["pv"], analysis.pv)] + [
+            (m["pv"], stat.pv) for m, stat in zip(data["moves"], analysis.moves, strict=True)]:
+        board = chess.Board(fen)
+        for label, text in zip(line, texts, strict=True):
+            move = chess.Move.from_uci(text)
+            assert label == board.san(move)
+            board.push(move)
+    assert [m["move"] for m in data["moves"]] == [
+        chess.Board(fen).san(chess.Move.from_uci(stat.move)) for stat in analysis.moves]

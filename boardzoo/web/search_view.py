@@ -89,9 +89,35 @@ def analysis_json(env: Any, analysis: Any,
                   ownership: list[float] | None = None) -> dict[str, Any]:
     """``analysis.to_json()`` plus ``ownership`` (Go: one value per point in action order,
     +1 Black's, -1 White's; computed unless given)."""
-    data = analysis.to_json()
+    data = _labelled_for_people(env, analysis.to_json())
     if env.game.name == "go":
         data["ownership"] = ownership if ownership is not None else go_ownership(env)
+    return data
+
+
+def _labelled_for_people(env: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """``data``'s moves and lines as the page's move list writes them (the game's
+    ``move_label``: SAN for chess) where that differs from the game's notation (UCI), which
+    the agents write; unchanged for the other games."""
+    from boardzoo.envs.core import Game
+
+    game = env.game
+    if type(game).move_label is Game.move_label:
+        return data
+    root = env.state_array
+
+    def labels(texts: list[str]) -> list[str]:
+        state, out = root, []
+        for text in texts:
+            action = game.str_to_move(state, text)
+            out.append(game.move_label(state, action))
+            state = game.step(state, action)
+        return out
+
+    data["pv"] = labels(data["pv"])
+    data["move"] = game.move_label(root, data["action"])
+    for move in data["moves"]:
+        move["move"], move["pv"] = game.move_label(root, move["action"]), labels(move["pv"])
     return data
 
 

@@ -2,9 +2,10 @@
 
 Each variant is chess with the default knowledge less one entry (``null`` without null-move
 pruning, ``lmr`` without late-move reductions, ``plain`` without both), searched to
-``--depth`` plies from every position of :data:`POSITIONS`; the table gives total nodes,
-seconds, nodes per second and how often the variant chose the same move as the default. A
-variant is a new game class, so its search compiles once in the run (not counted).
+``--depth`` plies from every position of ``boardzoo bench chess``'s alpha-beta row
+(:data:`boardzoo.bench.alphabeta.POSITIONS`); the table gives total nodes, seconds, nodes per
+second and how often the variant chose the same move as the default. A variant is a new
+game class, so its search compiles once in the run (not counted).
 
 Run::
 
@@ -18,20 +19,10 @@ import dataclasses
 import time
 
 from boardzoo.agents import AlphaBetaAgent
+from boardzoo.bench.alphabeta import POSITIONS
 from boardzoo.envs import BoardGameEnv
 from boardzoo.envs.chess import Chess
 from boardzoo.knowledge.chess import KNOWLEDGE
-
-#: middlegame and endgame test positions (FEN): the start, two book middlegames, Kiwipete
-#: (the perft test position), a rook endgame and a king-and-pawn endgame
-POSITIONS = (
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r1bqkb1r/1ppp1ppp/p1n2n2/4p3/B3P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 5",
-    "rnbqk2r/pppp1ppp/4pn2/8/1bPP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 2 4",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "8/5pk1/6p1/R7/5P2/r5P1/6K1/8 w - - 0 1",
-    "8/8/4k3/8/2P5/4K3/8/8 w - - 0 1",
-)
 
 
 def variant(name: str) -> type[Chess]:

@@ -1,7 +1,8 @@
 """Chess alpha-beta: which pruning pays, measured as nodes and seconds to a fixed depth.
 
 Each variant is chess with the default knowledge less one entry (``null`` without null-move
-pruning, ``lmr`` without late-move reductions, ``plain`` without both), searched to
+pruning, ``lmr`` without late-move reductions, ``plain`` without both, ``see`` with every
+capture tactical, losing ones by the static exchange evaluation too), searched to
 ``--depth`` plies from every position of ``boardzoo bench chess``'s alpha-beta row
 (:data:`boardzoo.bench.alphabeta.POSITIONS`); the table gives total nodes, seconds, nodes per
 second and how often the variant chose the same move as the default. A variant is a new
@@ -16,20 +17,24 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import time
 
 from boardzoo.agents import AlphaBetaAgent
 from boardzoo.bench.alphabeta import POSITIONS
 from boardzoo.envs import BoardGameEnv
 from boardzoo.envs.chess import Chess
-from boardzoo.knowledge.chess import KNOWLEDGE
+from boardzoo.knowledge.chess import KNOWLEDGE, mvv_lva_kernel
 
 
+@functools.cache
 def variant(name: str) -> type[Chess]:
-    """Chess whose knowledge lacks what ``name`` says (``default``: nothing)."""
+    """Chess whose knowledge lacks what ``name`` says (``default``: nothing); one class a
+    name, so that its search compiles once in a process."""
     changes = {"default": {}, "null": {"null_move_kernel": None},
                "lmr": {"late_move_reductions": False},
-               "plain": {"null_move_kernel": None, "late_move_reductions": False}}[name]
+               "plain": {"null_move_kernel": None, "late_move_reductions": False},
+               "see": {"tactical_kernel": mvv_lva_kernel}}[name]
     return type(f"Chess_{name}", (Chess,), {"knowledge": dataclasses.replace(KNOWLEDGE, **changes)})
 
 

@@ -12,9 +12,12 @@ from boardzoo.agents import AlphaBetaAgent, MCTSAgent
 from boardzoo.envs import make_env
 from boardzoo.envs.chess_moves import KEY, TO_PLAY
 from boardzoo.knowledge.chess import (
+    EXCHANGE_VALUE,
     centipawns,
     centipawns_white,
     evaluate_kernel,
+    exchange_value,
+    mvv_lva_kernel,
     null_move_kernel,
     tactical_kernel,
 )
@@ -75,6 +78,52 @@ def test_tactical_values_order_captures_by_victim_then_attacker():
     promotion = env_at("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
     assert tactical_kernel(promotion.state_array, promotion.str_to_action("b7b8q")) > 0
     assert tactical_kernel(promotion.state_array, promotion.str_to_action("b7b8n")) == 0
+
+
+#: EXCHANGE_VALUE by python-chess's piece types (pawn 1 .. king 6)
+VALUE = [0, *(int(v) for v in EXCHANGE_VALUE)]
+
+
+def swap_off(board: chess.Board, square: int, on_square: int) -> int:
+    """What the side to move gains at most by going on capturing on ``square`` (0 when it
+    stops), ``on_square`` the value of the piece standing there: a minimax over
+    python-chess's pseudo-legal captures onto the square (pins ignored, kings capturable,
+    a pawn promoting counted as a pawn), the static exchange evaluation's own model."""
+    best = 0
+    for move in list(board.generate_pseudo_legal_captures(to_mask=chess.BB_SQUARES[square])):
+        if move.promotion not in (None, chess.QUEEN):
+            continue
+        mover = VALUE[chess.PAWN if move.promotion else board.piece_type_at(move.from_square)]
+        board.push(move)
+        best = max(best, on_square - swap_off(board, square, mover))
+        board.pop()
+    return best
+
+
+def test_static_exchange_values_are_python_chess_swap_offs():
+    """Every capture by a piece (not a pawn) in random positions: the exchange value equals
+    the brute-force swap-off; a losing one by a more valuable piece is quiet for the
+    search, any other capture keeps its MVV-LVA value."""
+    checked = losing = 0
+    for board in random_positions(60, seed=3):
+        env = env_at(board.fen())
+        state = env.state_array
+        for move in board.generate_legal_captures():
+            attacker = board.piece_type_at(move.from_square)
+            if attacker == chess.PAWN:
+                continue
+            victim = board.piece_type_at(move.to_square)
+            board.push(move)
+            expected = VALUE[victim] - swap_off(board, move.to_square, VALUE[attacker])
+            board.pop()
+            action = env.str_to_action(move.uci())
+            assert exchange_value(state, move.from_square, move.to_square, victim - 1) == \
+                expected, (board.fen(), move.uci())
+            loses = expected < 0 and VALUE[attacker] > VALUE[victim]
+            assert tactical_kernel(state, action) == (0 if loses else mvv_lva_kernel(state,
+                                                                                  action))
+            checked, losing = checked + 1, losing + loses
+    assert checked > 100 and losing > 10
 
 
 def test_null_move_passes_except_in_pawn_endings():

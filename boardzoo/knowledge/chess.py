@@ -9,8 +9,10 @@
   en passant file).
 * Tactics for alpha-beta (:mod:`boardzoo.agents.alphabeta`): captures and promotions are
   tactical, valued most valuable victim first, then least valuable attacker (MVV-LVA), for
-  move ordering and the quiescence search; check detection (check extensions, no standing
-  pat in check); null moves, never in pawn endings (zugzwang); late-move reductions.
+  move ordering and the quiescence search, except captures that lose material by the static
+  exchange evaluation (searched as quiet moves, left out of the quiescence search); check
+  detection (check extensions, no standing pat in check); null moves, never in pawn endings
+  (zugzwang); late-move reductions.
 * MCTS: the default search is PUCT with the evaluation at the leaves and the evaluation's
   softmax over the children as priors (random playouts say nothing in chess).
 * Clocks: the moves left to expect follow the game phase (:func:`moves_left`), not the empty
@@ -36,6 +38,7 @@ from boardzoo.envs.chess_moves import (
     QUEEN,
     ZOBRIST_BLACK,
     ZOBRIST_EP,
+    attackers,
     in_check,
     lsb,
     move_of_action,
@@ -45,8 +48,9 @@ from boardzoo.envs.core import TO_PLAY
 from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.knowledge.chess_pesto import EG, MAX_PHASE, MG, PHASE
 
-__all__ = ["CENTIPAWN_SCALE", "KNOWLEDGE", "centipawns", "centipawns_white",
-           "evaluate_kernel", "moves_left", "tactical_kernel"]
+__all__ = ["CENTIPAWN_SCALE", "EXCHANGE_VALUE", "KNOWLEDGE", "centipawns", "centipawns_white",
+           "evaluate_kernel", "exchange_value", "moves_left", "mvv_lva_kernel",
+           "tactical_kernel"]
 
 #: centipawns per unit of ``atanh(value)``: a pawn up is worth about 0.17, a queen up 0.9
 CENTIPAWN_SCALE = 600.0
@@ -102,13 +106,15 @@ _VICTIM_WEIGHT = 8
 #: a queen promotion is worth this much in MVV-LVA terms (above capturing a rook, below a
 #: queen); underpromotions are quiet
 _QUEENING = 5 * _VICTIM_WEIGHT
+#: piece values (pawn .. king) for the static exchange evaluation, in centipawns; knights and
+#: bishops equal, so that trading one for the other is never "losing"
+EXCHANGE_VALUE = np.array([100, 325, 325, 500, 975, 20_000], np.int64)
 
 
 @njit(cache=True)
-def tactical_kernel(state, action):
-    """> 0 for a capture or a queen promotion by the side to move: ``8 * (victim + 1) -
-    attacker`` (pawn 0 .. king 5: the most valuable victim first, then the least valuable
-    attacker), plus :data:`_QUEENING` for a promotion; 0 for a quiet move."""
+def _capture(state, action):
+    """(from, to, attacker, victim, promotion) of the side to move's ``action``; victim -1
+    for a move that takes nothing (en passant takes a pawn)."""
     move = move_of_action(state, action)
     frm, to = move % 64, (move // 64) % 64
     attacker = piece_on(state, frm)
@@ -118,12 +124,62 @@ def tactical_kernel(state, action):
         victim = piece_on(state, to)
     elif attacker == PAWN and state[EP] != NO_SQUARE and to == np.int64(state[EP]):
         victim = PAWN
+    return frm, to, attacker, victim, move // 4096
+
+
+@njit(cache=True)
+def mvv_lva_kernel(state, action):
+    """> 0 for a capture or a queen promotion by the side to move: ``8 * (victim + 1) -
+    attacker`` (pawn 0 .. king 5: the most valuable victim first, then the least valuable
+    attacker), plus :data:`_QUEENING` for a promotion; 0 for a quiet move."""
+    _, _, attacker, victim, promotion = _capture(state, action)
     score = 0
     if victim >= 0:
         score = _VICTIM_WEIGHT * (victim + 1) - attacker
-    if move // 4096 == QUEEN:
+    if promotion == QUEEN:
         score += _QUEENING
     return score
+
+
+@njit(cache=True)
+def exchange_value(state, frm, to, victim):
+    """The static exchange evaluation of the side to move's capture from ``frm`` on ``to``
+    (centipawns, the mover's view): the material won when both sides go on recapturing on
+    ``to`` with their least valuable attacker (x-rays through the pieces that moved
+    included, pins ignored), each free to stop when going on would lose."""
+    gain = np.zeros(34, np.int64)
+    gain[0] = EXCHANGE_VALUE[victim]
+    on_square = EXCHANGE_VALUE[piece_on(state, frm)]
+    occupied = (state[COLOURS] | state[COLOURS + 1]) ^ (_ONE << np.uint64(frm))
+    side = 1 - np.int64(state[TO_PLAY])
+    depth = 0
+    while True:
+        depth += 1
+        gain[depth] = on_square - gain[depth - 1]  # if the side to recapture does
+        found = attackers(state, to, occupied, state[COLOURS + side] & occupied, side)
+        if not found:
+            break
+        piece = 0
+        while not found & state[PIECES + piece]:
+            piece += 1
+        occupied ^= _ONE << np.uint64(lsb(found & state[PIECES + piece]))
+        on_square = EXCHANGE_VALUE[piece]
+        side = 1 - side
+    for d in range(depth - 1, 0, -1):
+        gain[d - 1] = -max(-gain[d - 1], gain[d])
+    return gain[0]
+
+
+@njit(cache=True)
+def tactical_kernel(state, action):
+    """:func:`mvv_lva_kernel`'s value of a capture or queen promotion, except 0 (quiet) for a
+    capture by a more valuable piece that loses material by :func:`exchange_value`: such a
+    capture is searched among the quiet moves and left out of the quiescence search."""
+    frm, to, attacker, victim, _ = _capture(state, action)
+    if (victim >= 0 and EXCHANGE_VALUE[attacker] > EXCHANGE_VALUE[victim]
+            and exchange_value(state, frm, to, victim) < 0):
+        return 0
+    return mvv_lva_kernel(state, action)
 
 
 @njit(cache=True)

@@ -7,7 +7,8 @@
   that MCTS reads it as an expected result too.
 * Transposition key: the rules' own Zobrist key (pieces, side to move, castling rights, the
   en passant file).
-* Tactics for alpha-beta (:mod:`boardzoo.agents.alphabeta`): captures and promotions are
+* Tactics for alpha-beta (:mod:`boardzoo.agents.alphabeta`): the legal moves as a list (only
+  the captures and queen promotions for the quiescence search); captures and promotions are
   tactical, valued most valuable victim first, then least valuable attacker (MVV-LVA), for
   move ordering and the quiescence search, except captures that lose material by the static
   exchange evaluation (searched as quiet moves, left out of the quiescence search); check
@@ -31,6 +32,7 @@ from boardzoo.envs.chess_moves import (
     EP,
     KEY,
     KING,
+    MAX_MOVES,
     NO_SQUARE,
     PAWN,
     PIECES,
@@ -38,7 +40,9 @@ from boardzoo.envs.chess_moves import (
     QUEEN,
     ZOBRIST_BLACK,
     ZOBRIST_EP,
+    action_of_move,
     attackers,
+    generate_moves,
     in_check,
     lsb,
     move_of_action,
@@ -49,7 +53,7 @@ from boardzoo.knowledge.base import Knowledge, SearchDefaults
 from boardzoo.knowledge.chess_pesto import EG, MAX_PHASE, MG, PHASE
 
 __all__ = ["CENTIPAWN_SCALE", "EXCHANGE_VALUE", "KNOWLEDGE", "centipawns", "centipawns_white",
-           "evaluate_kernel", "exchange_value", "moves_left", "mvv_lva_kernel",
+           "evaluate_kernel", "exchange_value", "moves_kernel", "moves_left", "mvv_lva_kernel",
            "tactical_kernel"]
 
 #: centipawns per unit of ``atanh(value)``: a pawn up is worth about 0.17, a queen up 0.9
@@ -183,6 +187,25 @@ def tactical_kernel(state, action):
 
 
 @njit(cache=True)
+def moves_kernel(state, out, tactical_only):
+    """Write the side to move's legal actions into ``out`` and return how many; with
+    ``tactical_only`` only the captures (en passant included) and queen promotions."""
+    moves = np.empty(MAX_MOVES, np.int64)
+    seat = np.int64(state[TO_PLAY])
+    them, pawns, ep = state[COLOURS + 1 - seat], state[PIECES + PAWN], np.int64(state[EP])
+    count = 0
+    for i in range(generate_moves(state, moves)):
+        move = moves[i]
+        frm, to = move % 64, (move // 64) % 64
+        if tactical_only and not ((them >> np.uint64(to)) & _ONE or move // 4096 == QUEEN
+                                  or (to == ep and (pawns >> np.uint64(frm)) & _ONE)):
+            continue
+        out[count] = action_of_move(move, seat)
+        count += 1
+    return count
+
+
+@njit(cache=True)
 def in_check_kernel(state):
     return in_check(state)
 
@@ -230,6 +253,7 @@ KNOWLEDGE = Knowledge(
     in_check_kernel=in_check_kernel,
     null_move_kernel=null_move_kernel,
     late_move_reductions=True,
+    moves_kernel=moves_kernel,
     moves_left=moves_left,
     search_defaults=SearchDefaults(
         selection="puct", evaluator="heuristic",

@@ -117,18 +117,21 @@ EXCHANGE_VALUE = np.array([100, 325, 325, 500, 975, 20_000], np.int64)
 
 @njit(cache=True)
 def _capture(state, action):
-    """(from, to, attacker, victim, promotion) of the side to move's ``action``; victim -1
-    for a move that takes nothing (en passant takes a pawn)."""
+    """(from, to, attacker, victim) of the side to move's ``action`` and its MVV-LVA value:
+    ``8 * (victim + 1) - attacker`` for a capture (pawn 0 .. king 5; en passant takes a
+    pawn), plus :data:`_QUEENING` for a queen promotion; victim -1 and (attacker unread)
+    for a quiet move."""
     move = move_of_action(state, action)
     frm, to = move % 64, (move // 64) % 64
-    attacker = piece_on(state, frm)
-    them = state[COLOURS + 1 - np.int64(state[TO_PLAY])]
-    victim = -1
-    if (them >> np.uint64(to)) & _ONE:
+    score = _QUEENING if move // 4096 == QUEEN else 0
+    if (state[COLOURS + 1 - np.int64(state[TO_PLAY])] >> np.uint64(to)) & _ONE:
         victim = piece_on(state, to)
-    elif attacker == PAWN and state[EP] != NO_SQUARE and to == np.int64(state[EP]):
+    elif (to == np.int64(state[EP]) and (state[PIECES + PAWN] >> np.uint64(frm)) & _ONE):
         victim = PAWN
-    return frm, to, attacker, victim, move // 4096
+    else:
+        return frm, to, -1, -1, score
+    attacker = piece_on(state, frm)
+    return frm, to, attacker, victim, score + _VICTIM_WEIGHT * (victim + 1) - attacker
 
 
 @njit(cache=True)
@@ -136,13 +139,7 @@ def mvv_lva_kernel(state, action):
     """> 0 for a capture or a queen promotion by the side to move: ``8 * (victim + 1) -
     attacker`` (pawn 0 .. king 5: the most valuable victim first, then the least valuable
     attacker), plus :data:`_QUEENING` for a promotion; 0 for a quiet move."""
-    _, _, attacker, victim, promotion = _capture(state, action)
-    score = 0
-    if victim >= 0:
-        score = _VICTIM_WEIGHT * (victim + 1) - attacker
-    if promotion == QUEEN:
-        score += _QUEENING
-    return score
+    return _capture(state, action)[4]
 
 
 @njit(cache=True)
@@ -179,11 +176,11 @@ def tactical_kernel(state, action):
     """:func:`mvv_lva_kernel`'s value of a capture or queen promotion, except 0 (quiet) for a
     capture by a more valuable piece that loses material by :func:`exchange_value`: such a
     capture is searched among the quiet moves and left out of the quiescence search."""
-    frm, to, attacker, victim, _ = _capture(state, action)
+    frm, to, attacker, victim, score = _capture(state, action)
     if (victim >= 0 and EXCHANGE_VALUE[attacker] > EXCHANGE_VALUE[victim]
             and exchange_value(state, frm, to, victim) < 0):
         return 0
-    return mvv_lva_kernel(state, action)
+    return score
 
 
 @njit(cache=True)

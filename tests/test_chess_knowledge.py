@@ -17,6 +17,7 @@ from boardzoo.knowledge.chess import (
     centipawns_white,
     evaluate_kernel,
     exchange_value,
+    moves_kernel,
     mvv_lva_kernel,
     null_move_kernel,
     tactical_kernel,
@@ -124,6 +125,25 @@ def test_static_exchange_values_are_python_chess_swap_offs():
                                                                                   action))
             checked, losing = checked + 1, losing + loses
     assert checked > 100 and losing > 10
+
+
+def listed(fen: str, tactical_only: bool) -> set[str]:
+    """The UCI moves of the knowledge's move list in ``fen``."""
+    env = env_at(fen)
+    out = np.empty(256, np.int64)
+    count = moves_kernel(env.state_array, out, tactical_only)
+    return {env.action_to_str(int(action)) for action in out[:count]}
+
+
+def test_move_lists_are_python_chess_legal_moves_and_captures():
+    """The search's move list: python-chess's legal moves; its quiescence list: the captures
+    (en passant included) and queen promotions among them."""
+    for board in random_positions(40, seed=5):
+        assert listed(board.fen(), False) == {move.uci() for move in board.legal_moves}
+        assert listed(board.fen(), True) == {
+            move.uci() for move in board.legal_moves
+            if board.is_capture(move) or move.promotion == chess.QUEEN}
+    assert listed("4k3/1P6/8/3pP3/8/8/8/4K3 w - d6 0 2", True) == {"e5d6", "b7b8q"}
 
 
 def test_null_move_passes_except_in_pawn_endings():

@@ -50,8 +50,9 @@ Speed              perft(5) from the start (4,865,609 leaves) in about 0.04 CPU-
                    (``boardzoo bench chess``)
 Strength           ``AlphaBetaAgent(time_limit=0.5)`` against Stockfish 15.1 with
                    ``UCI_LimitStrength``, 0.5 s a move, 20 paired games a level:
-                   ``UCI_Elo`` 1350 97.5% [80, 99.7], 1500 87.5% [67, 96], 1750 80% [58,
-                   92], 2000 7.5% [2, 27] (95% intervals; ``benchmarks/chess_ladder.py``)
+                   ``UCI_Elo`` 1750 82.5% [61, 93], 2000 45% [26, 66]; the first
+                   version's search scored 1350 97.5% [80, 99.7], 1500 87.5% [67, 96]
+                   (95% intervals; ``benchmarks/chess_ladder.py``)
 Version history    v0: first release
 =================  =============================================================
 

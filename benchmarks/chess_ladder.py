@@ -27,7 +27,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -36,6 +35,7 @@ import chess
 import chess.engine
 
 from boardzoo.agents import AlphaBetaAgent
+from boardzoo.bench.alphabeta import find_stockfish
 from boardzoo.envs import make_env
 from boardzoo.files import atomic_write_text
 from boardzoo.ratings import score_interval
@@ -70,14 +70,6 @@ class Game(NamedTuple):
     score: float
     end: str
     moves: list[str]
-
-
-def find_stockfish() -> str | None:
-    """The Stockfish binary: on PATH or Debian's /usr/games/stockfish; None when absent."""
-    found = shutil.which("stockfish")
-    if found:
-        return found
-    return "/usr/games/stockfish" if os.access("/usr/games/stockfish", os.X_OK) else None
 
 
 def play_game(agent: AlphaBetaAgent, engine: chess.engine.SimpleEngine, level: int,

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from boardzoo.bench.alphabeta import find_stockfish
 from boardzoo.bench.common import (
     EVERY_GAME,
     FULL,
@@ -22,6 +23,8 @@ from boardzoo.bench.guard import regressions, release_ratios
 from boardzoo.bench.mcts import EXTRA_GO_SIZES
 from boardzoo.bench.run import SUITES, plan
 from boardzoo.errors import InvalidOptionError
+
+STOCKFISH = find_stockfish()
 
 
 def slow_first_call(name: str, calls: list[str], first_seconds: float = 0.5):
@@ -121,3 +124,37 @@ def test_the_release_ratios_shipped_name_rows_the_bench_makes():
     for key, ratio in recorded.items():
         game, figure = key.split(" | ")
         assert game in games and figure in figures and ratio > 0, key
+
+
+# ------------------------------------------------------------------ chess alpha-beta row
+def test_alphabeta_row_runs_for_chess_only():
+    from boardzoo.bench.alphabeta import BENCHMARKS as ALPHABETA
+
+    assert [bench for _, bench in plan("chess", FULL, ["alphabeta"])[0]] == ALPHABETA
+    assert plan("connect_four", FULL, ["alphabeta"])[0] == []
+
+
+def test_alphabeta_row_says_so_without_stockfish(monkeypatch):
+    from boardzoo.bench import alphabeta
+
+    monkeypatch.setattr(alphabeta, "find_stockfish", lambda: None)
+    (row,) = alphabeta.bench_alphabeta("chess", QUICK)
+    assert row.unit == "nodes/s" and row.ours > 0
+    assert row.reference is None and row.ratio is None
+    assert row.reference_name == "Stockfish not found (Debian: apt-get install stockfish)"
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="Stockfish not installed (apt-get install stockfish)")
+def test_stockfish_searches_its_node_budget_and_the_row_compares_with_it():
+    """Stockfish stops at its node budget (a few nodes over), read from its own info lines."""
+    from boardzoo.bench.alphabeta import POSITIONS, Stockfish, bench_alphabeta
+
+    engine = Stockfish(STOCKFISH)
+    try:
+        assert engine.name.startswith("Stockfish")
+        assert all(5_000 <= engine.nodes(fen, 5_000) < 5_100 for fen in POSITIONS)
+    finally:
+        engine.close()
+    (row,) = bench_alphabeta("chess", QUICK)
+    assert row.ours > 0 and row.reference is not None and row.reference > 0
+    assert row.reference_name.startswith(engine.name)

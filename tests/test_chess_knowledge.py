@@ -12,9 +12,13 @@ from boardzoo.agents import AlphaBetaAgent, MCTSAgent
 from boardzoo.envs import make_env
 from boardzoo.envs.chess_moves import KEY, TO_PLAY
 from boardzoo.knowledge.chess import (
+    EXCHANGE_VALUE,
     centipawns,
     centipawns_white,
     evaluate_kernel,
+    exchange_value,
+    moves_kernel,
+    mvv_lva_kernel,
     null_move_kernel,
     tactical_kernel,
 )
@@ -75,6 +79,71 @@ def test_tactical_values_order_captures_by_victim_then_attacker():
     promotion = env_at("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1")
     assert tactical_kernel(promotion.state_array, promotion.str_to_action("b7b8q")) > 0
     assert tactical_kernel(promotion.state_array, promotion.str_to_action("b7b8n")) == 0
+
+
+#: EXCHANGE_VALUE by python-chess's piece types (pawn 1 .. king 6)
+VALUE = [0, *(int(v) for v in EXCHANGE_VALUE)]
+
+
+def swap_off(board: chess.Board, square: int, on_square: int) -> int:
+    """What the side to move gains at most by going on capturing on ``square`` (0 when it
+    stops), ``on_square`` the value of the piece standing there: a minimax over
+    python-chess's pseudo-legal captures onto the square (pins ignored, kings capturable,
+    a pawn promoting counted as a pawn), the static exchange evaluation's own model."""
+    best = 0
+    for move in list(board.generate_pseudo_legal_captures(to_mask=chess.BB_SQUARES[square])):
+        if move.promotion not in (None, chess.QUEEN):
+            continue
+        mover = VALUE[chess.PAWN if move.promotion else board.piece_type_at(move.from_square)]
+        board.push(move)
+        best = max(best, on_square - swap_off(board, square, mover))
+        board.pop()
+    return best
+
+
+def test_static_exchange_values_are_python_chess_swap_offs():
+    """Every capture by a piece (not a pawn) in random positions: the exchange value equals
+    the brute-force swap-off; a losing one by a more valuable piece is quiet for the
+    search, any other capture keeps its MVV-LVA value."""
+    checked = losing = 0
+    for board in random_positions(60, seed=3):
+        env = env_at(board.fen())
+        state = env.state_array
+        for move in board.generate_legal_captures():
+            attacker = board.piece_type_at(move.from_square)
+            if attacker == chess.PAWN:
+                continue
+            victim = board.piece_type_at(move.to_square)
+            board.push(move)
+            expected = VALUE[victim] - swap_off(board, move.to_square, VALUE[attacker])
+            board.pop()
+            action = env.str_to_action(move.uci())
+            assert exchange_value(state, move.from_square, move.to_square, victim - 1) == \
+                expected, (board.fen(), move.uci())
+            loses = expected < 0 and VALUE[attacker] > VALUE[victim]
+            assert tactical_kernel(state, action) == (0 if loses else mvv_lva_kernel(state,
+                                                                                  action))
+            checked, losing = checked + 1, losing + loses
+    assert checked > 100 and losing > 10
+
+
+def listed(fen: str, tactical_only: bool) -> set[str]:
+    """The UCI moves of the knowledge's move list in ``fen``."""
+    env = env_at(fen)
+    out = np.empty(256, np.int64)
+    count = moves_kernel(env.state_array, out, tactical_only)
+    return {env.action_to_str(int(action)) for action in out[:count]}
+
+
+def test_move_lists_are_python_chess_legal_moves_and_captures():
+    """The search's move list: python-chess's legal moves; its quiescence list: the captures
+    (en passant included) and queen promotions among them."""
+    for board in random_positions(40, seed=5):
+        assert listed(board.fen(), False) == {move.uci() for move in board.legal_moves}
+        assert listed(board.fen(), True) == {
+            move.uci() for move in board.legal_moves
+            if board.is_capture(move) or move.promotion == chess.QUEEN}
+    assert listed("4k3/1P6/8/3pP3/8/8/8/4K3 w - d6 0 2", True) == {"e5d6", "b7b8q"}
 
 
 def test_null_move_passes_except_in_pawn_endings():

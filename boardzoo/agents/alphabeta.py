@@ -169,6 +169,12 @@ def _quiet(state, action):
 
 
 @njit(cache=True)
+def _no_move_list(state, out, tactical_only):
+    """Never called: games without a ``moves_kernel`` read their moves off the legal mask."""
+    return 0
+
+
+@njit(cache=True)
 def _never_in_check(state):
     return False
 
@@ -271,18 +277,38 @@ def _store(table, stats, slot, key, ply, depth, solved, score, alpha, beta, move
 
 
 @njit
-def _order_moves(tag, work, ply, table_move, tactical_only):
-    """Turn the legal mask of ``ply`` into a move list, best first: the table's move, the
-    tactical moves by their value (the knowledge's ``tactical_kernel``), the killers, then
-    by history and the seeded tie-break rank; only the tactical moves when
-    ``tactical_only`` (quiescence)."""
+def _legal_moves(tag, work, ply, tactical_only):
+    """Write the legal moves of ``work.states[ply]`` into ``work.moves[ply]`` (with
+    ``tactical_only``, where the knowledge has a move list, only those that may be tactical)
+    and return how many: the knowledge's ``moves_kernel``, else read off the legal mask."""
+    state, moves = work.states[ply], work.moves[ply]
+    if has_move_list(tag):
+        return move_list(tag, state, moves, tactical_only)
+    mask = work.masks[ply]
+    legal_mask(tag, state, mask)
+    count = 0
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            moves[count] = action
+            count += 1
+    return count
+
+
+@njit
+def _order_moves(tag, work, ply, count, table_move, tactical_only):
+    """Sort the ``count`` moves of ``work.moves[ply]`` in place, best first: the table's
+    move, the tactical moves by their value (the knowledge's ``tactical_kernel``), the
+    killers, then by history and the seeded tie-break rank; keep only the tactical moves
+    when ``tactical_only`` (quiescence), only ``root_moves`` at the root. Returns how many
+    were kept."""
     state = work.states[ply]
-    mask, moves, priorities = work.masks[ply], work.moves[ply], work.priorities[ply]
-    num_actions = mask.shape[0]
+    moves, priorities = work.moves[ply], work.priorities[ply]
+    num_actions = work.history.shape[0]
     n = 0
-    for action in range(num_actions):
-        if not mask[action]:
-            continue
+    for i in range(count):
+        action = moves[i]
+        if ply == 0 and not work.root_moves[action]:
+            continue  # a swindle searches only some of the root's moves
         tactics = tactical_value(tag, state, action)
         if tactical_only and tactics <= 0:
             continue
@@ -296,7 +322,7 @@ def _order_moves(tag, work, ply, table_move, tactical_only):
             priority = _KILLER
         else:
             priority = work.history[action] * num_actions + work.tie_rank[action]
-        j = n
+        j = n  # n <= i: the entries shifted up have been read already
         while j > 0 and priorities[j - 1] < priority:
             moves[j], priorities[j] = moves[j - 1], priorities[j - 1]
             j -= 1
@@ -373,10 +399,7 @@ def _negamax(
                 return 0
             if score >= beta:
                 return beta  # never a mate score: a pass proves no mate
-    legal_mask(tag, state, work.masks[ply])
-    if ply == 0:
-        work.masks[0] &= work.root_moves  # a swindle searches only some of the root's moves
-    count = _order_moves(tag, work, ply, table_move, False)
+    count = _order_moves(tag, work, ply, _legal_moves(tag, work, ply, _NO), table_move, _NO)
     alpha_start, best, best_move = alpha, -INFINITY, -1
     for i in range(count):
         move = work.moves[ply, i]
@@ -463,8 +486,9 @@ def _quiesce(tag, work, ply, alpha, beta, deadline, new_node):
         alpha = max(alpha, best)
     elif ply + 2 >= work.states.shape[0]:
         return _heuristic_score(heuristic_value(tag, state))
-    legal_mask(tag, state, work.masks[ply])
-    count = _order_moves(tag, work, ply, -1, not checked)
+    tactical_only = not checked
+    count = _order_moves(tag, work, ply, _legal_moves(tag, work, ply, tactical_only), -1,
+                         tactical_only)
     child = work.states[ply + 1]
     for i in range(count):
         move = work.moves[ply, i]
@@ -814,6 +838,22 @@ def reduces_late_moves(tag):
     return _has_entry(tag, "late_move_reductions") and _has_entry(tag, "tactical_kernel")
 
 
+def move_list(tag, state, out, tactical_only):
+    """The knowledge's move list: the legal actions written into ``out``, their count."""
+    return _knowledge_kernel(tag, "moves_kernel", _no_move_list)(state, out, tactical_only)
+
+
+@overload(move_list)
+def _move_list(tag, state, out, tactical_only):
+    kernel = _knowledge_kernel(tag, "moves_kernel", _no_move_list)
+    return lambda tag, state, out, tactical_only: kernel(state, out, tactical_only)
+
+
+def has_move_list(tag):
+    """Whether the game's knowledge writes its legal moves as a list (``moves_kernel``)."""
+    return _has_entry(tag, "moves_kernel")
+
+
 @overload(tactical_value)
 def _tactical_value(tag, state, action):
     kernel = _knowledge_kernel(tag, "tactical_kernel", _quiet)
@@ -829,7 +869,7 @@ def _flag_overload(function: Any) -> None:
         return lambda tag: value
 
 
-for _flag in (has_tactics, uses_null_moves, reduces_late_moves):
+for _flag in (has_tactics, uses_null_moves, reduces_late_moves, has_move_list):
     _flag_overload(_flag)
 
 

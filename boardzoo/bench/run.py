@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardzoo.bench import (
+    alphabeta,
     alphazero,
     batched,
     classic,
@@ -33,7 +34,7 @@ from boardzoo.files import atomic_write_text
 #: the benchmarks by module (``boardzoo bench --only startup,batched``), in run order
 SUITES: dict[str, list[Benchmark]] = {
     "envs": envs.BENCHMARKS, "rl": rl.BENCHMARKS, "two_player": two_player.BENCHMARKS,
-    "mcts": mcts.BENCHMARKS,
+    "mcts": mcts.BENCHMARKS, "alphabeta": alphabeta.BENCHMARKS,
     "alphazero": alphazero.BENCHMARKS, "labels": labels.BENCHMARKS,
     "batched": batched.BENCHMARKS, "startup": startup.BENCHMARKS,
     "classic": classic.BENCHMARKS,

@@ -45,12 +45,14 @@ Position text      FEN, e.g. the start "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQK
                    and fullmove number default to 0 and 1.
 Coordinates        files a-h from the left, ranks 8-1 from the top
 Speed              perft(5) from the start (4,865,609 leaves) in about 0.04 CPU-s; the
-                   AEC random loop about 47x PettingZoo's ``chess_v6`` (``boardzoo bench
-                   chess``)
+                   AEC random loop about 47x PettingZoo's ``chess_v6``; alpha-beta's nodes
+                   per second beside Stockfish's single-thread figure on the same positions
+                   (``boardzoo bench chess``)
 Strength           ``AlphaBetaAgent(time_limit=0.5)`` against Stockfish 15.1 with
                    ``UCI_LimitStrength``, 0.5 s a move, 20 paired games a level:
-                   ``UCI_Elo`` 1350 97.5% [80, 99.7], 1500 87.5% [67, 96], 1750 80% [58,
-                   92], 2000 7.5% [2, 27] (95% intervals; ``benchmarks/chess_ladder.py``)
+                   ``UCI_Elo`` 1750 82.5% [61, 93], 2000 45% [26, 66]; the first
+                   version's search scored 1350 97.5% [80, 99.7], 1500 87.5% [67, 96]
+                   (95% intervals; ``benchmarks/chess_ladder.py``)
 Version history    v0: first release
 =================  =============================================================
 

@@ -119,7 +119,10 @@ class Knowledge:
       by a ply, never stands pat and is never reduced); ``null_move_kernel(state) -> bool``:
       pass in place where passing is a safe test (False, the state unusable, where it is
       not: zugzwang-prone positions), for null-move pruning; ``late_move_reductions``:
-      search late quiet moves a ply shallower first;
+      search late quiet moves a ply shallower first; ``moves_kernel(state, out,
+      tactical_only) -> count``: the legal actions written into the int64 array ``out`` (with
+      ``tactical_only``, at least every move ``tactical_kernel`` values above 0), so that the
+      search neither scans the legal mask nor values quiet moves in the quiescence search;
     * ``move_rules``: :class:`MoveRules`, applied by every searching agent (and to moves
       chosen without a search: ``boardzoo.agents.move.by_rules_of_play``);
     * ``result_text(game, state) -> str``: a finished game's result as its players write it
@@ -146,6 +149,7 @@ class Knowledge:
     in_check_kernel: Kernel | None = None
     null_move_kernel: Kernel | None = None
     late_move_reductions: bool = False
+    moves_kernel: Kernel | None = None
     move_rules: MoveRules | None = None
     result_text: Callable[[Any, np.ndarray], str] | None = None
     search_defaults: SearchDefaults = field(default_factory=SearchDefaults)
